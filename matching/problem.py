@@ -7,11 +7,12 @@ that is not a candidate can never be assigned (conflicts are simply never candid
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -140,6 +141,129 @@ class AssignmentProblem:
             side_constraints=tuple(side_constraints),
         )
 
+    @classmethod
+    def from_pairs(
+        cls,
+        paper_id: npt.ArrayLike,
+        reviewer_id: npt.ArrayLike,
+        score: npt.ArrayLike,
+        *,
+        demand: int | npt.ArrayLike | pd.Series,
+        min_load: int | npt.ArrayLike | pd.Series = 0,
+        max_load: int | npt.ArrayLike | pd.Series,
+        conflicts: pd.DataFrame | tuple[npt.ArrayLike, npt.ArrayLike] | None = None,
+        forced: pd.DataFrame | tuple[npt.ArrayLike, npt.ArrayLike] | None = None,
+        paper_ids: Sequence[str] | None = None,
+        reviewer_ids: Sequence[str] | None = None,
+        side_constraints: Sequence[Any] = (),
+    ) -> AssignmentProblem:
+        """Build from a table of candidate pairs (one row per pair, e.g. a scores CSV).
+
+        ``paper_id``/``reviewer_id``/``score`` are parallel arrays (n_rows,). Ids are
+        encoded with ``pandas.factorize`` in order of first appearance unless ``paper_ids`` /
+        ``reviewer_ids`` give the full id lists (which may hold papers or reviewers without
+        any pair). ``demand``/``min_load``/``max_load`` are a scalar, an array aligned with
+        the id order, or a ``pandas.Series`` indexed by id (every id must be present).
+        ``conflicts`` and ``forced`` are a DataFrame with ``paper_id`` and ``reviewer_id``
+        columns or a pair of arrays; conflicted rows are dropped, forced pairs must be rows
+        of the table. Raises ``ValueError`` naming the first offending row or id.
+        """
+        papers_raw = np.asarray(paper_id).astype(str, copy=False)
+        reviewers_raw = np.asarray(reviewer_id).astype(str, copy=False)
+        scores = np.asarray(score, dtype=np.float64)
+        if not (len(papers_raw) == len(reviewers_raw) == len(scores)):
+            raise ValueError(
+                f"paper_id, reviewer_id and score have {len(papers_raw)}, "
+                f"{len(reviewers_raw)} and {len(scores)} entries; they must be equal"
+            )
+        bad_score = np.flatnonzero(~np.isfinite(scores))
+        if len(bad_score):
+            row = int(bad_score[0])
+            raise ValueError(
+                f"row {row} ({papers_raw[row]}, {reviewers_raw[row]}): score "
+                f"{scores[row]} is not a finite number"
+            )
+        pair_paper, paper_index = _encode(papers_raw, paper_ids, "paper")
+        pair_reviewer, reviewer_index = _encode(reviewers_raw, reviewer_ids, "reviewer")
+        n_reviewers = len(reviewer_index)
+        keys = pair_paper * n_reviewers + pair_reviewer
+        order = np.argsort(keys, kind="stable")
+        sorted_keys = keys[order]
+        duplicate = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
+        if len(duplicate):
+            row = int(order[duplicate[0] + 1])
+            raise ValueError(
+                f"row {row}: pair ({papers_raw[row]}, {reviewers_raw[row]}) appears more than once"
+            )
+        keep = np.ones(len(keys), dtype=bool)
+        if conflicts is not None:
+            conflict_keys = _pair_keys(conflicts, paper_index, reviewer_index, "conflicts")
+            keep &= ~np.isin(keys, conflict_keys)
+        forced_mask = np.zeros(len(keys), dtype=bool)
+        if forced is not None:
+            forced_keys = np.unique(_pair_keys(forced, paper_index, reviewer_index, "forced"))
+            position = np.searchsorted(sorted_keys, forced_keys)
+            position = np.minimum(position, max(len(sorted_keys) - 1, 0))
+            found = (
+                sorted_keys[position] == forced_keys
+                if len(sorted_keys)
+                else np.zeros(len(forced_keys), dtype=bool)
+            )
+            if not np.all(found):
+                missing = int(forced_keys[~found][0])
+                raise ValueError(
+                    f"forced pair ({paper_index[missing // n_reviewers]}, "
+                    f"{reviewer_index[missing % n_reviewers]}) is not a row of the pair table"
+                )
+            forced_rows = order[position]
+            clash = forced_rows[~keep[forced_rows]]
+            if len(clash):
+                row = int(clash[0])
+                raise ValueError(
+                    f"pair ({papers_raw[row]}, {reviewers_raw[row]}) is both forced and a conflict"
+                )
+            forced_mask[forced_rows] = True
+        paper_list = tuple(str(x) for x in paper_index)
+        reviewer_list = tuple(str(x) for x in reviewer_index)
+        return cls(
+            paper_ids=paper_list,
+            reviewer_ids=reviewer_list,
+            pair_paper=pair_paper[keep],
+            pair_reviewer=pair_reviewer[keep],
+            pair_score=scores[keep],
+            demand=_per_id(demand, paper_index, "demand"),
+            min_load=_per_id(min_load, reviewer_index, "min_load"),
+            max_load=_per_id(max_load, reviewer_index, "max_load"),
+            forced=forced_mask[keep],
+            side_constraints=tuple(side_constraints),
+        )
+
+    def keep_pairs(self, keep: npt.ArrayLike) -> AssignmentProblem:
+        """A copy holding only the candidate pairs where ``keep`` (n_pairs,) is true.
+
+        Dropping a forced pair is an error (forced pairs are hard)."""
+        mask = np.asarray(keep, dtype=bool)
+        if mask.shape != (self.n_pairs,):
+            raise ValueError(f"keep mask has shape {mask.shape}, expected ({self.n_pairs},)")
+        dropped_forced = np.flatnonzero(self.forced & ~mask)
+        if len(dropped_forced):
+            i = int(dropped_forced[0])
+            raise ValueError(
+                f"pair ({self.paper_ids[self.pair_paper[i]]}, "
+                f"{self.reviewer_ids[self.pair_reviewer[i]]}) is forced and cannot be removed"
+            )
+        return replace(
+            self,
+            pair_paper=self.pair_paper[mask],
+            pair_reviewer=self.pair_reviewer[mask],
+            pair_score=self.pair_score[mask],
+            forced=self.forced[mask],
+        )
+
+    def with_side_constraints(self, *constraints: Any) -> AssignmentProblem:
+        """A copy whose side constraints are ``constraints`` (replacing the current ones)."""
+        return replace(self, side_constraints=tuple(constraints))
+
     def score_matrix(self, fill: float = np.nan) -> FloatArray:
         """Dense (n_papers, n_reviewers) view of the candidate scores; ``fill`` elsewhere."""
         dense = np.full((self.n_papers, self.n_reviewers), fill, dtype=np.float64)
@@ -163,3 +287,61 @@ def _per_item(value: int | npt.ArrayLike, n: int, name: str) -> IntArray:
     if array.shape != (n,):
         raise ValueError(f"{name} has shape {array.shape}, expected ({n},)")
     return array.astype(np.int64)
+
+
+def _encode(
+    raw: npt.NDArray[np.str_], known: Sequence[str] | None, what: str
+) -> tuple[IntArray, pd.Index]:
+    if known is None:
+        codes, uniques = pd.factorize(raw, sort=False)
+        return codes.astype(np.int64), pd.Index(uniques)
+    index = pd.Index([str(x) for x in known])
+    if not index.is_unique:
+        raise ValueError(f"{what}_ids are not unique")
+    codes = index.get_indexer(raw)
+    unknown = np.flatnonzero(codes < 0)
+    if len(unknown):
+        row = int(unknown[0])
+        raise ValueError(f"row {row}: {what} id {raw[row]!r} is not in {what}_ids")
+    return codes.astype(np.int64), index
+
+
+def _pair_keys(
+    pairs: pd.DataFrame | tuple[npt.ArrayLike, npt.ArrayLike],
+    paper_index: pd.Index,
+    reviewer_index: pd.Index,
+    name: str,
+) -> IntArray:
+    if isinstance(pairs, pd.DataFrame):
+        missing = {"paper_id", "reviewer_id"} - set(pairs.columns)
+        if missing:
+            raise ValueError(f"{name} table lacks column(s) {sorted(missing)}")
+        papers, reviewers = pairs["paper_id"].to_numpy(), pairs["reviewer_id"].to_numpy()
+    else:
+        papers, reviewers = pairs
+    papers = np.asarray(papers).astype(str)
+    reviewers = np.asarray(reviewers).astype(str)
+    if len(papers) != len(reviewers):
+        raise ValueError(f"{name}: {len(papers)} paper ids but {len(reviewers)} reviewer ids")
+    paper_codes = paper_index.get_indexer(papers)
+    reviewer_codes = reviewer_index.get_indexer(reviewers)
+    for codes, raw, what in ((paper_codes, papers, "paper"), (reviewer_codes, reviewers, "reviewer")):
+        unknown = np.flatnonzero(codes < 0)
+        if len(unknown):
+            raise ValueError(f"{name} entry {int(unknown[0])}: unknown {what} id {raw[unknown[0]]!r}")
+    return paper_codes.astype(np.int64) * len(reviewer_index) + reviewer_codes
+
+
+def _per_id(value: int | npt.ArrayLike | pd.Series, index: pd.Index, name: str) -> IntArray:
+    if isinstance(value, pd.Series):
+        series = value.copy()
+        series.index = series.index.astype(str)
+        aligned = series.reindex(index)
+        missing = aligned.index[aligned.isna()]
+        if len(missing):
+            raise ValueError(f"{name} has no value for id {missing[0]!r}")
+        value = aligned.to_numpy()
+    array = np.asarray(value)
+    if array.ndim and array.dtype.kind == "f" and not np.all(array == np.round(array)):
+        raise ValueError(f"{name} holds non-integer values")
+    return _per_item(array, len(index), name)

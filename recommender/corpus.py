@@ -80,13 +80,21 @@ class Reviewer:
 
 @dataclass(frozen=True, slots=True)
 class Submission:
-    """A paper to be reviewed."""
+    """A paper to be reviewed.
+
+    ``author_emails``, ``author_ids`` (OpenReview profile ids without ``~``) and
+    ``author_affiliations`` are optional and only feed conflict-of-interest detection;
+    they are not parallel to ``authors`` (any of them may be empty).
+    """
 
     id: str
     title: str
     abstract: str
     authors: tuple[str, ...] = ()
     source: str = ""
+    author_emails: tuple[str, ...] = ()
+    author_ids: tuple[str, ...] = ()
+    author_affiliations: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:

@@ -1,0 +1,287 @@
+"""Shared helpers of the readers: problem collection, decoding, field coercion."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from recommender.corpus import InputError, Problem, Publication
+
+# Reports stop growing past this many problems per input: a chair fixes the first few
+# hundred and reruns; millions of identical messages help nobody.
+MAX_PROBLEMS = 1000
+
+_MISSING = object()
+
+
+class ProblemLog:
+    """Collects :class:`Problem` s; ``raise_if_any`` turns them into one :class:`InputError`."""
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def add(self, file: str, line: int | None, field: str | None, message: str) -> None:
+        if len(self.problems) < MAX_PROBLEMS:
+            self.problems.append(Problem(file, line, field, message))
+        elif len(self.problems) == MAX_PROBLEMS:
+            self.problems.append(
+                Problem(file, None, None, f"more than {MAX_PROBLEMS} problems; stopped listing")
+            )
+
+    def __bool__(self) -> bool:
+        return bool(self.problems)
+
+    def raise_if_any(self) -> None:
+        if self.problems:
+            raise InputError(self.problems)
+
+
+def read_source(source: str | Path | bytes, name: str | None) -> tuple[str, bytes]:
+    """Bytes of a path (named after it) or of raw bytes (named ``name``)."""
+    if isinstance(source, bytes | bytearray):
+        return (name or "<upload>"), bytes(source)
+    path = Path(source)
+    display = name or str(path)
+    try:
+        return display, path.read_bytes()
+    except OSError as error:
+        raise InputError([Problem(display, None, None, f"cannot read file: {error.strerror}")])
+
+
+def decode_utf8(name: str, content: bytes, log: ProblemLog) -> str | None:
+    """UTF-8 text without a BOM, or ``None`` after logging every undecodable line."""
+    try:
+        return content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    offset = 0
+    for number, raw_line in enumerate(content.splitlines(keepends=True), start=1):
+        try:
+            raw_line.decode("utf-8")
+        except UnicodeDecodeError as error:
+            log.add(
+                name,
+                number,
+                None,
+                f"not valid UTF-8 (byte {error.start + offset} of the file, "
+                f"value 0x{raw_line[error.start]:02x}); save the file as UTF-8",
+            )
+        offset += len(raw_line)
+    return None
+
+
+def clean_text(value: str) -> str:
+    """Whitespace collapsed to single spaces, ends stripped."""
+    return " ".join(value.split())
+
+
+def clean_reviewer_id(value: str) -> str:
+    """Reviewer ids are compared without OpenReview's leading ``~``."""
+    return value.strip().lstrip("~").strip()
+
+
+def unwrap(value: Any) -> Any:
+    """OpenReview API v2 wraps content values as ``{"value": ...}``; accept both shapes."""
+    if isinstance(value, dict) and "value" in value:
+        return value["value"]
+    return value
+
+
+def text_field(
+    record: Mapping[str, Any],
+    key: str,
+    where: tuple[str, int | None],
+    log: ProblemLog,
+    field: str | None = None,
+) -> str:
+    """A string field (absent or null -> ``""``); any other type is a problem."""
+    value = unwrap(record.get(key))
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return clean_text(value)
+    log.add(where[0], where[1], field or key, f"expected text, got {type(value).__name__}")
+    return ""
+
+
+def parse_year(value: Any, where: tuple[str, int | None], field: str, log: ProblemLog) -> int | None:
+    """An int year from an int, integral float or digit string; empty -> ``None``."""
+    value = unwrap(value)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    year: int | None = None
+    if isinstance(value, bool):
+        year = None
+    elif isinstance(value, int):
+        year = value
+    elif isinstance(value, float) and value.is_integer():
+        year = int(value)
+    elif isinstance(value, str) and value.strip().isdigit():
+        year = int(value.strip())
+    if year is None or not 1000 <= year <= 9999:
+        log.add(where[0], where[1], field, f"not a year: {value!r}")
+        return None
+    return year
+
+
+def parse_name_list(
+    value: Any, where: tuple[str, int | None], field: str, log: ProblemLog
+) -> tuple[str, ...]:
+    """Names from a list (of strings or ``{"name": ...}``) or a ``;``-separated string."""
+    value = unwrap(value)
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        items: list[Any] = value.split(";")
+    elif isinstance(value, list):
+        items = value
+    else:
+        log.add(where[0], where[1], field, f"expected a list of names, got {type(value).__name__}")
+        return ()
+    names: list[str] = []
+    for item in items:
+        if isinstance(item, dict):
+            item = item.get("name")
+        if isinstance(item, str):
+            cleaned = clean_text(item)
+            if cleaned:
+                names.append(cleaned)
+        elif item is not None:
+            log.add(where[0], where[1], field, f"expected a name, got {type(item).__name__}")
+    return tuple(names)
+
+
+def stable_publication_id(title: str, abstract: str, year: int | None) -> str:
+    """Content hash used when an input gives a publication no id (same text -> same id)."""
+    digest = hashlib.sha1(f"{title}\x1f{abstract}\x1f{year}".encode()).hexdigest()
+    return f"pub-{digest[:16]}"
+
+
+def parse_publication(
+    record: Any, where: tuple[str, int | None], log: ProblemLog, field_prefix: str = ""
+) -> Publication | None:
+    """A publication from an OpenReview note (``{"id", "content": {...}}``) or a flat object."""
+    if not isinstance(record, dict):
+        log.add(where[0], where[1], field_prefix or None, "expected a JSON object")
+        return None
+    content = record.get("content", _MISSING)
+    if content is _MISSING:
+        content = record
+    elif not isinstance(content, dict):
+        log.add(where[0], where[1], f"{field_prefix}content", "expected a JSON object")
+        return None
+    count_before = len(log.problems)
+    title = text_field(content, "title", where, log, f"{field_prefix}title")
+    abstract = text_field(content, "abstract", where, log, f"{field_prefix}abstract")
+    year = parse_year(content.get("year"), where, f"{field_prefix}year", log)
+    authors = parse_name_list(content.get("authors"), where, f"{field_prefix}authors", log)
+    raw_id = record.get("id")
+    if raw_id is not None and not isinstance(raw_id, str | int):
+        log.add(where[0], where[1], f"{field_prefix}id", "expected a string id")
+    if not title and not abstract:
+        log.add(
+            where[0], where[1], f"{field_prefix}title", "publication has neither title nor abstract"
+        )
+    if len(log.problems) != count_before:
+        return None
+    pub_id = clean_text(str(raw_id)) if raw_id is not None else ""
+    return Publication(
+        id=pub_id or stable_publication_id(title, abstract, year),
+        title=title,
+        abstract=abstract,
+        year=year,
+        authors=authors,
+    )
+
+
+def add_publication(
+    publications: dict[str, Publication],
+    publication: Publication,
+    where: tuple[str, int | None],
+    reviewer_id: str,
+    log: ProblemLog,
+) -> None:
+    """Identical duplicates are dropped (crawls repeat papers); differing ones are a problem."""
+    existing = publications.get(publication.id)
+    if existing is None:
+        publications[publication.id] = publication
+    elif existing != publication:
+        log.add(
+            where[0],
+            where[1],
+            "id",
+            f"publication id {publication.id!r} appears twice for reviewer {reviewer_id!r} "
+            "with different content",
+        )
+
+
+def iter_json_lines(name: str, text: str, log: ProblemLog) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for each non-blank line; bad lines are logged and skipped."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as error:
+            log.add(name, number, None, f"invalid JSON: {error.msg} (column {error.colno})")
+
+
+def load_json(name: str, text: str, log: ProblemLog) -> Any:
+    """A whole-file JSON value, or ``_MISSING`` after logging where it breaks."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        log.add(name, error.lineno, None, f"invalid JSON: {error.msg} (column {error.colno})")
+        return _MISSING
+
+
+def is_missing(value: Any) -> bool:
+    return value is _MISSING
+
+
+class CsvTable:
+    """A CSV file with a header: lower-cased column names and rows with their line numbers."""
+
+    def __init__(self, name: str, text: str, log: ProblemLog):
+        self.name = name
+        self.columns: list[str] = []
+        self.rows: list[tuple[int, dict[str, str]]] = []
+        reader = csv.reader(io.StringIO(text, newline=""))
+        try:
+            header = next(reader, None)
+            if header is None:
+                log.add(name, 1, None, "file is empty; expected a header row")
+                return
+            self.columns = [column.strip().lower() for column in header]
+            seen: set[str] = set()
+            for column in self.columns:
+                if column in seen:
+                    log.add(name, 1, column, "column appears twice in the header")
+                seen.add(column)
+            for row in reader:
+                line = reader.line_num
+                if not any(cell.strip() for cell in row):
+                    continue
+                if len(row) != len(self.columns):
+                    log.add(
+                        name,
+                        line,
+                        None,
+                        f"row has {len(row)} fields, the header has {len(self.columns)}",
+                    )
+                    continue
+                self.rows.append((line, dict(zip(self.columns, row, strict=True))))
+        except csv.Error as error:
+            log.add(name, reader.line_num, None, f"malformed CSV: {error}")
+
+    def require(self, *columns: str, log: ProblemLog) -> bool:
+        missing = [column for column in columns if column not in self.columns]
+        for column in missing:
+            found = ", ".join(self.columns) or "none"
+            log.add(self.name, 1, column, f"required column {column!r} is missing (found: {found})")
+        return not missing

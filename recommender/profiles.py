@@ -1,0 +1,157 @@
+"""Profilers: turn texts (title + abstract) into L2-normalised vectors, scikit-learn style.
+
+Vocabulary policy for :class:`TfidfProfiler`: the vocabulary and IDF are fitted on the texts
+of *one venue* — every reviewer publication plus every submission — so a term's weight
+reflects how discriminative it is among the papers actually being matched. Refit when the
+venue's corpus changes; vectors from different fits are not comparable.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from recommender.embeddings import (
+    EmbeddingCache,
+    default_model_path,
+    encode_sorted,
+    load_model,
+    model_identity,
+    text_key,
+)
+
+# Words of 2+ characters starting with a letter; keeps "bert", "gpt-3"-style tokens split at
+# the hyphen, drops bare numbers (years, table values) that carry no topic.
+TOKEN_PATTERN = r"(?u)\b[^\W\d_][\w]+\b"
+
+
+class TfidfProfiler:
+    """Sparse TF-IDF vectors (sublinear tf, English stop words, L2-normalised rows).
+
+    ``min_df``/``max_df`` follow scikit-learn (int = document count, float = fraction).
+    """
+
+    def __init__(
+        self,
+        *,
+        ngram_range: tuple[int, int] = (1, 1),
+        min_df: int | float = 1,
+        max_df: int | float = 0.5,
+        sublinear_tf: bool = True,
+        stop_words: str | None = "english",
+    ):
+        self.ngram_range = ngram_range
+        self.min_df = min_df
+        self.max_df = max_df
+        self.sublinear_tf = sublinear_tf
+        self.stop_words = stop_words
+        self.vectorizer_: TfidfVectorizer | None = None
+
+    def fit(self, texts: Sequence[str]) -> TfidfProfiler:
+        """Learn vocabulary and IDF from ``texts`` (the venue's publications + submissions)."""
+        min_df, max_df = self.min_df, self.max_df
+        if isinstance(max_df, float) and len(texts) < 20:
+            max_df = 1.0  # a fraction of a handful of texts would drop everything
+        vectorizer = TfidfVectorizer(
+            lowercase=True,
+            strip_accents="unicode",
+            token_pattern=TOKEN_PATTERN,
+            stop_words=self.stop_words,
+            ngram_range=self.ngram_range,
+            min_df=min_df,
+            max_df=max_df,
+            sublinear_tf=self.sublinear_tf,
+            norm="l2",
+            dtype=np.float32,
+        )
+        try:
+            vectorizer.fit(list(texts))
+        except ValueError as error:
+            if "empty vocabulary" not in str(error):
+                raise
+            vectorizer = TfidfVectorizer(
+                lowercase=True, token_pattern=TOKEN_PATTERN, min_df=1, max_df=1.0,
+                sublinear_tf=self.sublinear_tf, norm="l2", dtype=np.float32,
+            )
+            vectorizer.fit([*texts, "placeholder"])
+        self.vectorizer_ = vectorizer
+        return self
+
+    def transform(self, texts: Sequence[str]) -> sp.csr_matrix:
+        """CSR float32 (n_texts, n_terms); empty or out-of-vocabulary texts are zero rows."""
+        if self.vectorizer_ is None:
+            raise RuntimeError("TfidfProfiler.transform called before fit")
+        return sp.csr_matrix(self.vectorizer_.transform(list(texts)), dtype=np.float32)
+
+    def fit_transform(self, texts: Sequence[str]) -> sp.csr_matrix:
+        return self.fit(texts).transform(texts)
+
+    @property
+    def terms(self) -> npt.NDArray[np.str_]:
+        """Vocabulary terms in column order."""
+        if self.vectorizer_ is None:
+            raise RuntimeError("TfidfProfiler not fitted")
+        return self.vectorizer_.get_feature_names_out()
+
+
+class EmbeddingProfiler:
+    """Dense sentence-transformers embeddings, float32 (n, dim), L2-normalised.
+
+    ``model_path``: a local sentence-transformers directory (default: the bundled
+    all-MiniLM-L6-v2). The model is loaded lazily, once per process. With a ``cache``, only
+    texts not yet stored for this model are encoded; ``n_encoded`` counts texts actually
+    run through the model by this profiler. ``fit`` is a no-op (pretrained model).
+    """
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str] | None = None,
+        cache: EmbeddingCache | None = None,
+        batch_size: int = 32,
+        device: str = "cpu",
+    ):
+        self.model_path = Path(model_path) if model_path is not None else default_model_path()
+        self.cache = cache
+        self.batch_size = batch_size
+        self.device = device
+        self.n_encoded = 0
+        self._identity: str | None = None
+
+    @property
+    def identity(self) -> str:
+        if self._identity is None:
+            self._identity = model_identity(self.model_path)
+        return self._identity
+
+    def fit(self, texts: Sequence[str] | None = None) -> EmbeddingProfiler:
+        return self
+
+    def transform(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        texts = list(texts)
+        keys = [text_key(t) for t in texts]
+        known = self.cache.get(self.identity, keys) if self.cache is not None else {}
+        missing: dict[str, str] = {}
+        for key, text in zip(keys, texts, strict=True):
+            if key not in known and key not in missing:
+                missing[key] = text
+        if missing:
+            model = load_model(self.model_path, self.device)
+            vectors = encode_sorted(model, list(missing.values()), self.batch_size)
+            self.n_encoded += len(missing)
+            new = dict(zip(missing.keys(), vectors, strict=True))
+            if self.cache is not None:
+                self.cache.put(self.identity, new)
+            known = {**known, **new}
+        if not texts:
+            dim = load_model(self.model_path, self.device).get_sentence_embedding_dimension()
+            return np.zeros((0, int(dim or 0)), dtype=np.float32)
+        return np.stack([known[k] for k in keys]).astype(np.float32, copy=False)
+
+    def fit_transform(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return self.transform(texts)
