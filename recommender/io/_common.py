@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime
 import hashlib
 import io
 import json
@@ -15,6 +16,9 @@ from recommender.corpus import InputError, Problem, Publication
 # Reports stop growing past this many problems per input: a chair fixes the first few
 # hundred and reruns; millions of identical messages help nobody.
 MAX_PROBLEMS = 1000
+
+# Undecodable lines listed per file; an input in another encoding fails on most lines.
+MAX_ENCODING_PROBLEMS = 10
 
 _MISSING = object()
 
@@ -50,28 +54,38 @@ def read_source(source: str | Path | bytes, name: str | None) -> tuple[str, byte
     try:
         return display, path.read_bytes()
     except OSError as error:
-        raise InputError([Problem(display, None, None, f"cannot read file: {error.strerror}")])
+        raise InputError(
+            [Problem(display, None, None, f"cannot read file: {error.strerror}")]
+        ) from error
 
 
 def decode_utf8(name: str, content: bytes, log: ProblemLog) -> str | None:
-    """UTF-8 text without a BOM, or ``None`` after logging every undecodable line."""
+    """UTF-8 text without a BOM, or ``None`` after logging the undecodable lines."""
     try:
         return content.decode("utf-8-sig")
     except UnicodeDecodeError:
         pass
+    if content.startswith((b"\xff\xfe", b"\xfe\xff")):
+        log.add(name, None, None, "file is UTF-16 encoded; save it as UTF-8")
+        return None
     offset = 0
-    for number, raw_line in enumerate(content.splitlines(keepends=True), start=1):
+    bad_lines = 0
+    for number, raw_line in enumerate(content.split(b"\n"), start=1):
         try:
             raw_line.decode("utf-8")
         except UnicodeDecodeError as error:
-            log.add(
-                name,
-                number,
-                None,
-                f"not valid UTF-8 (byte {error.start + offset} of the file, "
-                f"value 0x{raw_line[error.start]:02x}); save the file as UTF-8",
-            )
-        offset += len(raw_line)
+            bad_lines += 1
+            if bad_lines <= MAX_ENCODING_PROBLEMS:
+                log.add(
+                    name,
+                    number,
+                    None,
+                    f"not valid UTF-8 (byte 0x{raw_line[error.start]:02x} at byte offset "
+                    f"{error.start + offset}); save the file as UTF-8",
+                )
+        offset += len(raw_line) + 1
+    if bad_lines > MAX_ENCODING_PROBLEMS:
+        log.add(name, None, None, f"{bad_lines} lines in all are not valid UTF-8")
     return None
 
 
@@ -109,7 +123,9 @@ def text_field(
     return ""
 
 
-def parse_year(value: Any, where: tuple[str, int | None], field: str, log: ProblemLog) -> int | None:
+def parse_year(
+    value: Any, where: tuple[str, int | None], field: str, log: ProblemLog
+) -> int | None:
     """An int year from an int, integral float or digit string; empty -> ``None``."""
     value = unwrap(value)
     if value is None or (isinstance(value, str) and not value.strip()):
@@ -156,6 +172,24 @@ def parse_name_list(
     return tuple(names)
 
 
+# OpenReview notes carry dates as milliseconds since the epoch; used when there is no year.
+_TIMESTAMP_FIELDS = ("pdate", "cdate", "tcdate")
+
+
+def _year_from_timestamp(
+    record: Mapping[str, Any], where: tuple[str, int | None], field_prefix: str, log: ProblemLog
+) -> int | None:
+    key = next(k for k in _TIMESTAMP_FIELDS if record.get(k) is not None)
+    value = record[key]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            return datetime.datetime.fromtimestamp(value / 1000, datetime.UTC).year
+        except (OverflowError, OSError, ValueError):
+            pass
+    log.add(where[0], where[1], f"{field_prefix}{key}", f"not a timestamp in ms: {value!r}")
+    return None
+
+
 def stable_publication_id(title: str, abstract: str, year: int | None) -> str:
     """Content hash used when an input gives a publication no id (same text -> same id)."""
     digest = hashlib.sha1(f"{title}\x1f{abstract}\x1f{year}".encode()).hexdigest()
@@ -178,7 +212,10 @@ def parse_publication(
     count_before = len(log.problems)
     title = text_field(content, "title", where, log, f"{field_prefix}title")
     abstract = text_field(content, "abstract", where, log, f"{field_prefix}abstract")
-    year = parse_year(content.get("year"), where, f"{field_prefix}year", log)
+    if content.get("year") is None and any(record.get(k) is not None for k in _TIMESTAMP_FIELDS):
+        year = _year_from_timestamp(record, where, field_prefix, log)
+    else:
+        year = parse_year(content.get("year"), where, f"{field_prefix}year", log)
     authors = parse_name_list(content.get("authors"), where, f"{field_prefix}authors", log)
     raw_id = record.get("id")
     if raw_id is not None and not isinstance(raw_id, str | int):
@@ -205,6 +242,7 @@ def add_publication(
     where: tuple[str, int | None],
     reviewer_id: str,
     log: ProblemLog,
+    field: str = "id",
 ) -> None:
     """Identical duplicates are dropped (crawls repeat papers); differing ones are a problem."""
     existing = publications.get(publication.id)
@@ -214,7 +252,7 @@ def add_publication(
         log.add(
             where[0],
             where[1],
-            "id",
+            field,
             f"publication id {publication.id!r} appears twice for reviewer {reviewer_id!r} "
             "with different content",
         )
@@ -222,7 +260,8 @@ def add_publication(
 
 def iter_json_lines(name: str, text: str, log: ProblemLog) -> Iterator[tuple[int, Any]]:
     """``(line number, value)`` for each non-blank line; bad lines are logged and skipped."""
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Split on newlines only: JSON strings may hold U+2028 and other line separators.
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:

@@ -1,0 +1,46 @@
+"""Readers: files and uploads -> validated domain objects (:mod:`recommender.corpus`).
+
+Every reader returns complete results or raises one :class:`~recommender.corpus.InputError`
+listing every problem found (file, line or record, field, reason); nothing is half-loaded.
+Text is whitespace-normalized, reviewer ids lose OpenReview's leading ``~``, years become
+``int`` (or ``None`` when absent; anything else is a problem).
+"""
+
+from recommender.io.reviewers import (
+    MAX_ZIP_COMPRESSION_RATIO,
+    MAX_ZIP_MEMBERS,
+    MAX_ZIP_UNCOMPRESSED_BYTES,
+    parse_reviewers_upload,
+    read_openreview_archives,
+    read_openreview_archives_zip,
+    read_reviewers,
+    read_reviewers_csv,
+    read_reviewers_json,
+)
+from recommender.io.submissions import parse_submissions_upload, read_submissions
+from recommender.io.tables import (
+    BID_LABEL_VALUES,
+    CONFLICT_BID_LABELS,
+    read_bids,
+    read_custom_max_papers,
+    read_pair_constraints,
+)
+
+__all__ = [
+    "BID_LABEL_VALUES",
+    "CONFLICT_BID_LABELS",
+    "MAX_ZIP_COMPRESSION_RATIO",
+    "MAX_ZIP_MEMBERS",
+    "MAX_ZIP_UNCOMPRESSED_BYTES",
+    "parse_reviewers_upload",
+    "parse_submissions_upload",
+    "read_bids",
+    "read_custom_max_papers",
+    "read_openreview_archives",
+    "read_openreview_archives_zip",
+    "read_pair_constraints",
+    "read_reviewers",
+    "read_reviewers_csv",
+    "read_reviewers_json",
+    "read_submissions",
+]
