@@ -170,6 +170,7 @@ def _run_score(args: argparse.Namespace) -> int:
     affinity = model.affinity()
     if args.bids is not None:
         from recommender.bids import apply_bids
+
         from recommender.io import read_bids
 
         affinity = apply_bids(affinity, read_bids(args.bids), model.config.bid_weight)

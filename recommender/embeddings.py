@@ -17,7 +17,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,8 +69,7 @@ def check_model_directory(path: str | os.PathLike[str]) -> Path:
             "sentence-transformers model directory (save one with SentenceTransformer.save())"
         )
     if not (resolved / "config.json").is_file() and not any(
-        (resolved / entry["path"] / "config.json").is_file()
-        for entry in _read_modules(resolved)
+        (resolved / entry["path"] / "config.json").is_file() for entry in _read_modules(resolved)
     ):
         raise ModelDirectoryError(f"embedding model path {resolved}: no transformer config.json")
     return resolved
@@ -103,11 +102,15 @@ def model_identity(path: str | os.PathLike[str]) -> str:
     for file in sorted(resolved.rglob("*")):
         if file.is_file() and file.name.endswith(_WEIGHT_SUFFIXES):
             stat = file.stat()
-            digest.update(f"{file.relative_to(resolved)}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+            digest.update(
+                f"{file.relative_to(resolved)}:{stat.st_size}:{stat.st_mtime_ns}".encode()
+            )
     return digest.hexdigest()
 
 
-def load_model(path: str | os.PathLike[str] | None = None, device: str = "cpu") -> SentenceTransformer:
+def load_model(
+    path: str | os.PathLike[str] | None = None, device: str = "cpu"
+) -> SentenceTransformer:
     """Load a sentence-transformers model from a local directory, once per process and device."""
     resolved = check_model_directory(path if path is not None else default_model_path())
     key = (str(resolved), device)
@@ -160,7 +163,7 @@ class EmbeddingCache:
         return connection
 
     def get(self, model: str, keys: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
-        """Vectors already stored for ``keys`` (text digests) under ``model``; absent keys omitted."""
+        """Stored vectors for ``keys`` (text digests) under ``model``; absent keys omitted."""
         found: dict[str, npt.NDArray[np.float32]] = {}
         unique = list(dict.fromkeys(keys))
         with self._connect() as connection:
@@ -199,32 +202,45 @@ class EmbeddingCache:
         return int(count)
 
 
+def embedding_dimension(model: SentenceTransformer) -> int:
+    getter = getattr(model, "get_embedding_dimension", None) or (
+        model.get_sentence_embedding_dimension
+    )
+    return int(getter() or 0)
+
+
 def encode_sorted(
-    model: SentenceTransformer, texts: Sequence[str], batch_size: int = 32
+    model: SentenceTransformer,
+    texts: Sequence[str],
+    batch_size: int = 32,
+    *,
+    chunk_size: int = 1024,
+    on_chunk: Callable[[npt.NDArray[np.int64], FloatMatrix], None] | None = None,
 ) -> FloatMatrix:
     """Encode ``texts`` in batches of similar length; rows come back in input order.
 
     Sorting by length keeps padding (wasted attention compute) small. Texts longer than the
-    model's ``max_seq_length`` tokens are truncated by the tokenizer. Returns float32
-    (len(texts), dim), L2-normalised.
+    model's ``max_seq_length`` tokens are truncated by the tokenizer. Work is done in chunks
+    of ``chunk_size`` texts; ``on_chunk(indices, vectors)`` is called after each (the
+    profiler stores them in the cache, so an interrupted run keeps what it finished).
+    Returns float32 (len(texts), dim), L2-normalised.
     """
-    dim = int(model.get_sentence_embedding_dimension() or 0)
-    out = np.zeros((len(texts), dim), dtype=np.float32)
+    out = np.zeros((len(texts), embedding_dimension(model)), dtype=np.float32)
     if not texts:
         return out
-    # Character length is a cheap, good proxy for token length; truncation caps both.
-    max_chars = 6 * int(model.max_seq_length or 512)
+    # Character length is a cheap proxy for token length; truncation caps both.
+    max_chars = 8 * int(model.max_seq_length or 512)
     order = np.argsort([-min(len(t), max_chars) for t in texts], kind="stable")
-    import torch
-
-    with torch.inference_mode():
-        for start in range(0, len(texts), batch_size):
-            index = order[start : start + batch_size]
-            batch = [texts[i] for i in index]
-            features = model.tokenize(batch)
-            features = {k: v.to(model.device) for k, v in features.items()}
-            embedded = model.forward(features)["sentence_embedding"]
-            out[index] = embedded.float().cpu().numpy()
-    norms = np.linalg.norm(out, axis=1, keepdims=True)
-    np.divide(out, norms, out=out, where=norms > 0)
+    for start in range(0, len(texts), chunk_size):
+        index = order[start : start + chunk_size]
+        vectors = model.encode(
+            [texts[i] for i in index],
+            batch_size=batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        ).astype(np.float32, copy=False)
+        out[index] = vectors
+        if on_chunk is not None:
+            on_chunk(index, vectors)
     return out

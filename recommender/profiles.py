@@ -20,6 +20,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from recommender.embeddings import (
     EmbeddingCache,
     default_model_path,
+    embedding_dimension,
     encode_sorted,
     load_model,
     model_identity,
@@ -52,6 +53,7 @@ class TfidfProfiler:
         self.sublinear_tf = sublinear_tf
         self.stop_words = stop_words
         self.vectorizer_: TfidfVectorizer | None = None
+        self.empty_ = False
 
     def fit(self, texts: Sequence[str]) -> TfidfProfiler:
         """Learn vocabulary and IDF from ``texts`` (the venue's publications + submissions)."""
@@ -70,16 +72,14 @@ class TfidfProfiler:
             norm="l2",
             dtype=np.float32,
         )
+        self.empty_ = False
         try:
             vectorizer.fit(list(texts))
         except ValueError as error:
-            if "empty vocabulary" not in str(error):
+            # No texts, or nothing but stop words/numbers: every vector is zero (no evidence).
+            if texts and "empty vocabulary" not in str(error):
                 raise
-            vectorizer = TfidfVectorizer(
-                lowercase=True, token_pattern=TOKEN_PATTERN, min_df=1, max_df=1.0,
-                sublinear_tf=self.sublinear_tf, norm="l2", dtype=np.float32,
-            )
-            vectorizer.fit([*texts, "placeholder"])
+            self.empty_ = True
         self.vectorizer_ = vectorizer
         return self
 
@@ -87,6 +87,10 @@ class TfidfProfiler:
         """CSR float32 (n_texts, n_terms); empty or out-of-vocabulary texts are zero rows."""
         if self.vectorizer_ is None:
             raise RuntimeError("TfidfProfiler.transform called before fit")
+        if self.empty_:
+            return sp.csr_matrix((len(texts), 0), dtype=np.float32)
+        if not texts:
+            return sp.csr_matrix((0, len(self.vectorizer_.vocabulary_)), dtype=np.float32)
         return sp.csr_matrix(self.vectorizer_.transform(list(texts)), dtype=np.float32)
 
     def fit_transform(self, texts: Sequence[str]) -> sp.csr_matrix:
@@ -97,6 +101,8 @@ class TfidfProfiler:
         """Vocabulary terms in column order."""
         if self.vectorizer_ is None:
             raise RuntimeError("TfidfProfiler not fitted")
+        if self.empty_:
+            return np.array([], dtype=str)
         return self.vectorizer_.get_feature_names_out()
 
 
@@ -142,15 +148,19 @@ class EmbeddingProfiler:
                 missing[key] = text
         if missing:
             model = load_model(self.model_path, self.device)
-            vectors = encode_sorted(model, list(missing.values()), self.batch_size)
+            missing_keys = list(missing)
+
+            def store(index: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32]) -> None:
+                chunk = {missing_keys[i]: v for i, v in zip(index, vectors, strict=True)}
+                if self.cache is not None:
+                    self.cache.put(self.identity, chunk)
+                known.update(chunk)
+
+            encode_sorted(model, list(missing.values()), self.batch_size, on_chunk=store)
             self.n_encoded += len(missing)
-            new = dict(zip(missing.keys(), vectors, strict=True))
-            if self.cache is not None:
-                self.cache.put(self.identity, new)
-            known = {**known, **new}
         if not texts:
-            dim = load_model(self.model_path, self.device).get_sentence_embedding_dimension()
-            return np.zeros((0, int(dim or 0)), dtype=np.float32)
+            dim = embedding_dimension(load_model(self.model_path, self.device))
+            return np.zeros((0, dim), dtype=np.float32)
         return np.stack([known[k] for k in keys]).astype(np.float32, copy=False)
 
     def fit_transform(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:

@@ -1,0 +1,134 @@
+"""The ``recommender`` command line contract: exact forms later checks rely on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from api.cli import main
+
+
+def _write_archive(directory: Path, reviewer_id: str, titles: list[str]) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    lines = [
+        json.dumps(
+            {
+                "id": f"{reviewer_id}-{i}",
+                "content": {"title": t, "abstract": f"{t} abstract text", "year": 2021,
+                            "authors": ["A. Author"]},
+            }
+        )
+        for i, t in enumerate(titles)
+    ]
+    (directory / f"~{reviewer_id}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.fixture
+def tiny_venue(tmp_path: Path) -> tuple[Path, Path]:
+    archives = tmp_path / "archives"
+    _write_archive(archives, "Ada_Graph1", ["graph neural networks", "message passing on graphs"])
+    _write_archive(archives, "Bo_Vision1", ["image segmentation", "convolutional vision models"])
+    _write_archive(archives, "Cy_Speech1", ["speech recognition", "acoustic models for speech"])
+    submissions = {
+        f"p{i}": {"id": f"p{i}", "content": {"title": t, "abstract": f"We study {t}."}}
+        for i, t in enumerate(["graph networks", "vision segmentation", "speech acoustic models"])
+    }
+    path = tmp_path / "submissions.json"
+    path.write_text(json.dumps(submissions), encoding="utf-8")
+    return archives, path
+
+
+def test_score_writes_every_pair_without_tilde(tiny_venue, tmp_path, capsys):
+    archives, submissions = tiny_venue
+    output = tmp_path / "scores.csv"
+    code = main(["score", "--archives", str(archives), "--submissions", str(submissions),
+                 "--output", str(output), "--method", "tfidf", "--cache-dir", str(tmp_path / "c")])
+    assert code == 0
+    scores = pd.read_csv(output)
+    assert list(scores.columns) == ["paper_id", "reviewer_id", "score"]
+    assert len(scores) == 9
+    assert not scores["reviewer_id"].str.startswith("~").any()
+    best = scores.loc[scores.groupby("paper_id")["score"].idxmax()].set_index("paper_id")
+    assert best.loc["p0", "reviewer_id"] == "Ada_Graph1"
+    assert best.loc["p1", "reviewer_id"] == "Bo_Vision1"
+    assert best.loc["p2", "reviewer_id"] == "Cy_Speech1"
+
+
+def test_score_reports_bad_input_file_and_line(tmp_path, tiny_venue, capsys):
+    archives, _ = tiny_venue
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "p1", "content": {"title": "x", "abstract": "y"}}\n{"id": \n',
+                   encoding="utf-8")
+    code = main(["score", "--archives", str(archives), "--submissions", str(bad),
+                 "--output", str(tmp_path / "s.csv"), "--method", "tfidf"])
+    assert code != 0
+    err = capsys.readouterr().err
+    assert "bad.jsonl" in err and ":2" in err
+    assert not (tmp_path / "s.csv").exists()
+
+
+def _scores_csv(path: Path, rows: list[tuple[str, str, float]]) -> Path:
+    pd.DataFrame(rows, columns=["paper_id", "reviewer_id", "score"]).to_csv(path, index=False)
+    return path
+
+
+def test_assign_respects_constraints_and_optimum(tmp_path, capsys):
+    rows = [(p, r, s) for p, r, s in [
+        ("p1", "r1", 0.9), ("p1", "r2", 0.8), ("p1", "r3", 0.1),
+        ("p2", "r1", 0.95), ("p2", "r2", 0.2), ("p2", "r3", 0.3),
+    ]]
+    scores = _scores_csv(tmp_path / "scores.csv", rows)
+    constraints = tmp_path / "constraints.csv"
+    constraints.write_text("paper_id,reviewer_id,value\np2,r1,-1\np1,r3,1\n", encoding="utf-8")
+    output = tmp_path / "assignments.csv"
+    code = main(["assign", "--scores", str(scores), "--reviewers-per-paper", "2",
+                 "--min-papers", "1", "--max-papers", "2", "--conflicts", str(constraints),
+                 "--output", str(output)])
+    assert code == 0, capsys.readouterr().err
+    pairs = set(map(tuple, pd.read_csv(output)[["paper_id", "reviewer_id"]].to_numpy()))
+    assert ("p2", "r1") not in pairs
+    assert ("p1", "r3") in pairs
+    # forced p1-r3; p1 takes the better of r1/r2 (r1, 0.9); p2 then needs two of r2, r3.
+    assert pairs == {("p1", "r3"), ("p1", "r1"), ("p2", "r2"), ("p2", "r3")}
+
+
+def test_assign_custom_max_and_infeasible_exit_code(tmp_path, capsys):
+    rows = [(p, r, 1.0) for p in ("p1", "p2", "p3") for r in ("r1", "r2")]
+    scores = _scores_csv(tmp_path / "scores.csv", rows)
+    custom = tmp_path / "custom.csv"
+    custom.write_text("reviewer_id,max\nr1,1\n", encoding="utf-8")
+    code = main(["assign", "--scores", str(scores), "--reviewers-per-paper", "1",
+                 "--max-papers", "1", "--custom-max-papers", str(custom),
+                 "--output", str(tmp_path / "a.csv")])
+    assert code != 0
+    err = capsys.readouterr().err
+    assert "demand 3" in err and "capacity 2" in err
+    assert not (tmp_path / "a.csv").exists()
+
+
+def test_assign_rejects_malformed_scores(tmp_path, capsys):
+    path = tmp_path / "scores.csv"
+    path.write_text("paper_id,reviewer_id,score\np1,r1,0.5\np1,r2,abc\n", encoding="utf-8")
+    code = main(["assign", "--scores", str(path), "--reviewers-per-paper", "1",
+                 "--max-papers", "1", "--output", str(tmp_path / "a.csv")])
+    assert code != 0
+    err = capsys.readouterr().err
+    assert "scores.csv:3" in err and "score" in err
+
+
+def test_demo_runs_on_bundled_sample(tmp_path, capsys):
+    output = tmp_path / "demo"
+    code = main(["demo", "--output-dir", str(output), "--method", "tfidf"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "76" in out and "27" in out and "load range" in out
+    summary = json.loads((output / "summary.json").read_text())
+    assert summary["papers"] == 76 and summary["reviewers"] == 27
+    pairs = pd.read_csv(output / "assignments.csv")
+    assert len(pairs) == 76 * 3
+    assert pairs.groupby("paper_id").size().eq(3).all()
+    loads = pairs.groupby("reviewer_id").size()
+    assert loads.max() - loads.min() <= 1
