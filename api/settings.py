@@ -52,7 +52,8 @@ class Settings:
     def from_env(cls) -> Settings:
         """Read ``RECOMMENDER_DATA_DIR``, ``RECOMMENDER_DATABASE_URL``,
         ``RECOMMENDER_MAX_UPLOAD_BYTES``, ``RECOMMENDER_JOB_WORKERS``,
-        ``RECOMMENDER_INLINE_JOBS``, ``RECOMMENDER_RUN_MIGRATIONS``, ``RECOMMENDER_AFFINITY_TOP_N``."""
+        ``RECOMMENDER_INLINE_JOBS``, ``RECOMMENDER_RUN_MIGRATIONS``,
+        ``RECOMMENDER_AFFINITY_TOP_N``."""
         env = os.environ
         return cls(
             data_dir=_default_data_dir(),

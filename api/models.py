@@ -1,0 +1,216 @@
+"""Database tables (SQLAlchemy 2.0 declarative). Every venue-owned row carries ``venue_id``."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    String,
+    Text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}  # noqa: RUF012
+
+
+def venue_fk() -> ForeignKey:
+    return ForeignKey("venues.id", ondelete="CASCADE")
+
+
+class Venue(Base):
+    __tablename__ = "venues"
+
+    id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    name: Mapped[str] = mapped_column(String(300), default="")
+    # bumped by every upload that changes reviewers or submissions: tells runs they are stale
+    corpus_version: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ApiToken(Base):
+    """An API token: only the sha256 of its secret is stored. ``venue_id`` None = global."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    role: Mapped[str] = mapped_column(String(20))
+    venue_id: Mapped[str | None] = mapped_column(venue_fk(), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    revoked: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class ReviewerRow(Base):
+    __tablename__ = "reviewers"
+
+    venue_id: Mapped[str] = mapped_column(venue_fk(), primary_key=True)
+    id: Mapped[str] = mapped_column(String(300), primary_key=True)
+    name: Mapped[str] = mapped_column(Text, default="")
+    email: Mapped[str] = mapped_column(Text, default="")
+    affiliation: Mapped[str] = mapped_column(Text, default="")
+    attributes: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    publications: Mapped[list[Any]] = mapped_column(default=list)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class SubmissionRow(Base):
+    __tablename__ = "submissions"
+
+    venue_id: Mapped[str] = mapped_column(venue_fk(), primary_key=True)
+    id: Mapped[str] = mapped_column(String(300), primary_key=True)
+    title: Mapped[str] = mapped_column(Text, default="")
+    abstract: Mapped[str] = mapped_column(Text, default="")
+    authors: Mapped[list[Any]] = mapped_column(default=list)
+    source: Mapped[str] = mapped_column(Text, default="")
+    author_emails: Mapped[list[Any]] = mapped_column(default=list)
+    author_ids: Mapped[list[Any]] = mapped_column(default=list)
+    author_affiliations: Mapped[list[Any]] = mapped_column(default=list)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Job(Base):
+    """A background computation; its state lives here so it survives a restart."""
+
+    __tablename__ = "jobs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    venue_id: Mapped[str] = mapped_column(venue_fk(), index=True)
+    kind: Mapped[str] = mapped_column(String(30))
+    state: Mapped[str] = mapped_column(String(20), default="queued")
+    progress: Mapped[float] = mapped_column(Float, default=0.0)
+    stage: Mapped[str] = mapped_column(String(200), default="queued")
+    log: Mapped[list[Any]] = mapped_column(default=list)
+    params: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    result: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    error: Mapped[str] = mapped_column(Text, default="")
+    cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    rerun_of: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_by: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class AffinityRun(Base):
+    """One affinity computation; scores kept sparsely in ``affinity_scores``."""
+
+    __tablename__ = "affinity_runs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    venue_id: Mapped[str] = mapped_column(venue_fk(), index=True)
+    job_id: Mapped[int | None] = mapped_column(ForeignKey("jobs.id"), nullable=True)
+    config: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    n_papers: Mapped[int] = mapped_column(Integer)
+    n_reviewers: Mapped[int] = mapped_column(Integer)
+    top_n: Mapped[int] = mapped_column(Integer)
+    statistics: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    corpus_version: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class AffinityScore(Base):
+    __tablename__ = "affinity_scores"
+    __table_args__ = (
+        Index("ix_affinity_scores_run_reviewer", "run_id", "reviewer_id", "score"),
+        Index("ix_affinity_scores_run_paper_score", "run_id", "paper_id", "score"),
+    )
+
+    run_id: Mapped[int] = mapped_column(
+        ForeignKey("affinity_runs.id", ondelete="CASCADE"), primary_key=True
+    )
+    paper_id: Mapped[str] = mapped_column(String(300), primary_key=True)
+    reviewer_id: Mapped[str] = mapped_column(String(300), primary_key=True)
+    score: Mapped[float] = mapped_column(Float)
+    requested: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class Conflict(Base):
+    """A pair that must never be assigned: detected, uploaded or forbidden by a chair."""
+
+    __tablename__ = "conflicts"
+
+    venue_id: Mapped[str] = mapped_column(venue_fk(), primary_key=True)
+    paper_id: Mapped[str] = mapped_column(String(300), primary_key=True)
+    reviewer_id: Mapped[str] = mapped_column(String(300), primary_key=True)
+    source: Mapped[str] = mapped_column(String(20), primary_key=True)
+    reason: Mapped[str] = mapped_column(Text, default="")
+
+
+class Pin(Base):
+    """A pair a chair requires in every re-solve (a forced pair)."""
+
+    __tablename__ = "pins"
+
+    venue_id: Mapped[str] = mapped_column(venue_fk(), primary_key=True)
+    paper_id: Mapped[str] = mapped_column(String(300), primary_key=True)
+    reviewer_id: Mapped[str] = mapped_column(String(300), primary_key=True)
+    created_by: Mapped[str] = mapped_column(String(200), default="")
+
+
+class Bid(Base):
+    __tablename__ = "bids"
+
+    venue_id: Mapped[str] = mapped_column(venue_fk(), primary_key=True)
+    paper_id: Mapped[str] = mapped_column(String(300), primary_key=True)
+    reviewer_id: Mapped[str] = mapped_column(String(300), primary_key=True)
+    label: Mapped[str] = mapped_column(String(50))
+    bid: Mapped[float] = mapped_column(Float)
+
+
+class AssignmentRow(Base):
+    """A solved (and possibly edited) assignment; ``state`` draft → deployed → superseded."""
+
+    __tablename__ = "assignments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    venue_id: Mapped[str] = mapped_column(venue_fk(), index=True)
+    job_id: Mapped[int | None] = mapped_column(ForeignKey("jobs.id"), nullable=True)
+    affinity_run_id: Mapped[int | None] = mapped_column(
+        ForeignKey("affinity_runs.id"), nullable=True
+    )
+    state: Mapped[str] = mapped_column(String(20), default="draft")
+    parameters: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    summary: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    deployed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class AssignmentPair(Base):
+    __tablename__ = "assignment_pairs"
+    __table_args__ = (
+        ForeignKeyConstraint(["assignment_id"], ["assignments.id"], ondelete="CASCADE"),
+        Index("ix_assignment_pairs_reviewer", "assignment_id", "reviewer_id"),
+    )
+
+    assignment_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    paper_id: Mapped[str] = mapped_column(String(300), primary_key=True)
+    reviewer_id: Mapped[str] = mapped_column(String(300), primary_key=True)
+    score: Mapped[float] = mapped_column(Float)
+    pinned: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class AuditEntry(Base):
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    venue_id: Mapped[str | None] = mapped_column(venue_fk(), nullable=True, index=True)
+    actor: Mapped[str] = mapped_column(String(200))
+    action: Mapped[str] = mapped_column(String(100))
+    detail: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

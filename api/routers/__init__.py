@@ -1,0 +1,1 @@
+"""HTTP routers: thin layers that validate, call domain functions and persist."""

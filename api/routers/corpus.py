@@ -1,0 +1,364 @@
+"""Uploads and listings of reviewers, submissions, bids and pair constraints.
+
+Every upload is parsed completely by :mod:`recommender.io` before anything is written and
+then stored in one transaction: it is applied whole or not at all. Re-uploading an id
+updates that reviewer or submission.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import pandas as pd
+from fastapi import (
+    APIRouter,
+    Body,
+    Depends,
+    File,
+    HTTPException,
+    Query,
+    Request,
+    UploadFile,
+    status,
+)
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+from api.auth import Reader, Writer
+from api.db import get_session
+from api.models import Bid, Conflict, Pin, ReviewerRow, SubmissionRow
+from api.schemas import Page, ReviewerOut, SubmissionOut, UploadResult
+from api.store import (
+    audit,
+    bump_corpus_version,
+    paginate,
+    require_paper,
+    require_reviewer,
+    reviewer_to_row,
+    submission_to_row,
+    upsert,
+)
+from recommender.bids import EXCLUDING_BIDS
+from recommender.corpus import InputError, Problem, Reviewer, Submission
+from recommender.io import (
+    parse_reviewers_upload,
+    parse_submissions_upload,
+    read_bids,
+    read_pair_constraints,
+)
+
+router = APIRouter(tags=["corpus"])
+SessionDep = Annotated[Session, Depends(get_session)]
+Limit = Annotated[int, Query(ge=1, le=1000)]
+Offset = Annotated[int, Query(ge=0)]
+
+REVIEWERS_EXAMPLE = [
+    {
+        "id": "~Ada_Lovelace1",
+        "name": "Ada Lovelace",
+        "email": "ada@example.org",
+        "affiliation": "Analytical Engines Ltd",
+        "publications": [{"title": "Notes on the engine", "abstract": "...", "year": 1843}],
+    }
+]
+SUBMISSIONS_EXAMPLE = [
+    {"id": "paper1", "title": "A title", "abstract": "An abstract", "authors": ["A. Author"]}
+]
+
+
+async def read_upload(request: Request, upload: UploadFile) -> bytes:
+    """The file's bytes, or 413 if it exceeds the configured upload limit."""
+    limit: int = request.app.state.settings.max_upload_bytes
+    content = await upload.read(limit + 1)
+    if len(content) > limit:
+        raise HTTPException(
+            status.HTTP_413_CONTENT_TOO_LARGE,
+            f"{upload.filename or 'upload'}: larger than the upload limit of {limit} bytes",
+        )
+    return content
+
+
+def _store_reviewers(
+    session: Session, venue_id: str, actor: str, reviewers: tuple[Reviewer, ...], source: str
+) -> UploadResult:
+    created, updated = upsert(
+        session, ReviewerRow, venue_id, [reviewer_to_row(venue_id, r) for r in reviewers]
+    )
+    bump_corpus_version(session, venue_id)
+    audit(
+        session,
+        venue_id,
+        actor,
+        "reviewers.upload",
+        source=source,
+        created=created,
+        updated=updated,
+    )
+    session.commit()
+    total = session.scalar(select(func.count()).where(ReviewerRow.venue_id == venue_id)) or 0
+    return UploadResult(created=created, updated=updated, total=total)
+
+
+def _store_submissions(
+    session: Session, venue_id: str, actor: str, submissions: tuple[Submission, ...], source: str
+) -> UploadResult:
+    created, updated = upsert(
+        session, SubmissionRow, venue_id, [submission_to_row(venue_id, s) for s in submissions]
+    )
+    bump_corpus_version(session, venue_id)
+    audit(
+        session,
+        venue_id,
+        actor,
+        "submissions.upload",
+        source=source,
+        created=created,
+        updated=updated,
+    )
+    session.commit()
+    total = session.scalar(select(func.count()).where(SubmissionRow.venue_id == venue_id)) or 0
+    return UploadResult(created=created, updated=updated, total=total)
+
+
+@router.post("/venues/{venue_id}/reviewers/upload", response_model=UploadResult)
+async def upload_reviewers(
+    venue_id: str,
+    request: Request,
+    principal: Writer,
+    session: SessionDep,
+    file: Annotated[
+        UploadFile,
+        File(description="reviewers .csv/.json/.jsonl, a ~id.jsonl archive or a .zip of them"),
+    ],
+    publications: Annotated[
+        UploadFile | None, File(description="publications.csv (with reviewers.csv)")
+    ] = None,
+) -> UploadResult:
+    """Upload reviewers from a file; 422 lists every bad row, nothing is stored then."""
+    content = await read_upload(request, file)
+    pubs = None
+    if publications is not None:
+        pubs = (
+            publications.filename or "publications.csv",
+            await read_upload(request, publications),
+        )
+    reviewers = parse_reviewers_upload(file.filename or "reviewers", content, pubs)
+    return _store_reviewers(session, venue_id, principal.name, reviewers, file.filename or "")
+
+
+@router.post("/venues/{venue_id}/reviewers", response_model=UploadResult)
+def post_reviewers(
+    venue_id: str,
+    principal: Writer,
+    session: SessionDep,
+    reviewers: Annotated[
+        list[dict[str, Any]],
+        Body(
+            description="reviewer objects: id, name, email, affiliation, attributes, publications",
+            examples=[REVIEWERS_EXAMPLE],
+        ),
+    ],
+) -> UploadResult:
+    """Upload reviewers as a JSON list (validated like a reviewers.json file)."""
+    parsed = parse_reviewers_upload("request body.json", json.dumps(reviewers).encode())
+    return _store_reviewers(session, venue_id, principal.name, parsed, "request body")
+
+
+@router.post("/venues/{venue_id}/submissions/upload", response_model=UploadResult)
+async def upload_submissions(
+    venue_id: str,
+    request: Request,
+    principal: Writer,
+    session: SessionDep,
+    file: Annotated[UploadFile, File(description="submissions .json (OpenReview), .jsonl or .csv")],
+) -> UploadResult:
+    """Upload submissions from a file; 422 lists every bad row, nothing is stored then."""
+    content = await read_upload(request, file)
+    submissions = parse_submissions_upload(file.filename or "submissions", content)
+    return _store_submissions(session, venue_id, principal.name, submissions, file.filename or "")
+
+
+@router.post("/venues/{venue_id}/submissions", response_model=UploadResult)
+def post_submissions(
+    venue_id: str,
+    principal: Writer,
+    session: SessionDep,
+    submissions: Annotated[
+        list[dict[str, Any]],
+        Body(
+            description="submission objects: id, title, abstract, authors, authorids, ...",
+            examples=[SUBMISSIONS_EXAMPLE],
+        ),
+    ],
+) -> UploadResult:
+    """Upload submissions as a JSON list (validated like a submissions.json file)."""
+    parsed = parse_submissions_upload("request body.json", json.dumps(submissions).encode())
+    return _store_submissions(session, venue_id, principal.name, parsed, "request body")
+
+
+def _check_known_ids(session: Session, venue_id: str, frame: pd.DataFrame, filename: str) -> None:
+    """422 naming every paper or reviewer id the venue does not have."""
+    papers = set(
+        session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id))
+    )
+    reviewers = set(session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id)))
+    problems = [
+        Problem(filename, None, "paper_id", f"unknown paper id {p!r}")
+        for p in sorted(set(frame["paper_id"]) - papers)
+    ] + [
+        Problem(filename, None, "reviewer_id", f"unknown reviewer id {r!r}")
+        for r in sorted(set(frame["reviewer_id"]) - reviewers)
+    ]
+    if problems:
+        raise InputError(problems)
+
+
+@router.post("/venues/{venue_id}/bids/upload", response_model=UploadResult)
+async def upload_bids(
+    venue_id: str,
+    request: Request,
+    principal: Writer,
+    session: SessionDep,
+    file: Annotated[
+        UploadFile, File(description="bids CSV: paper_id, reviewer_id, bid (label or number)")
+    ],
+) -> UploadResult:
+    """Replace the venue's bids. ``Conflict`` and ``Not Willing`` bids become conflicts
+    (source ``bid``); the others are folded into scores by the next affinity job when its
+    config has a non-zero ``bid_weight``."""
+    name = file.filename or "bids.csv"
+    bids = read_bids(await read_upload(request, file), name)
+    _check_known_ids(session, venue_id, bids, name)
+    session.execute(delete(Bid).where(Bid.venue_id == venue_id))
+    session.execute(delete(Conflict).where(Conflict.venue_id == venue_id, Conflict.source == "bid"))
+    records = [
+        {"venue_id": venue_id, "paper_id": p, "reviewer_id": r, "label": label, "bid": float(value)}
+        for p, r, label, value in bids[["paper_id", "reviewer_id", "label", "bid"]].itertuples(
+            index=False
+        )
+    ]
+    if records:
+        session.execute(Bid.__table__.insert(), records)
+    conflicts = [
+        {
+            "venue_id": venue_id,
+            "paper_id": p,
+            "reviewer_id": r,
+            "source": "bid",
+            "reason": f"bid {label}",
+        }
+        for p, r, label in bids[["paper_id", "reviewer_id", "label"]].itertuples(index=False)
+        if " ".join(str(label).split()).casefold() in EXCLUDING_BIDS
+    ]
+    if conflicts:
+        session.execute(Conflict.__table__.insert(), conflicts)
+    audit(session, venue_id, principal.name, "bids.upload", source=name, bids=len(records))
+    session.commit()
+    return UploadResult(created=len(records), updated=0, total=len(records))
+
+
+@router.post("/venues/{venue_id}/constraints/upload", response_model=UploadResult)
+async def upload_constraints(
+    venue_id: str,
+    request: Request,
+    principal: Writer,
+    session: SessionDep,
+    file: Annotated[
+        UploadFile, File(description="CSV paper_id, reviewer_id, value: -1 conflict, 1 forced")
+    ],
+) -> UploadResult:
+    """Replace uploaded conflicts (value -1) and add pins (value 1)."""
+    name = file.filename or "constraints.csv"
+    frame = read_pair_constraints(await read_upload(request, file), name)
+    _check_known_ids(session, venue_id, frame, name)
+    forbidden = frame[frame["value"] < 0]
+    forced = frame[frame["value"] > 0]
+    session.execute(
+        delete(Conflict).where(Conflict.venue_id == venue_id, Conflict.source == "uploaded")
+    )
+    if len(forbidden):
+        session.execute(
+            Conflict.__table__.insert(),
+            [
+                {
+                    "venue_id": venue_id,
+                    "paper_id": p,
+                    "reviewer_id": r,
+                    "source": "uploaded",
+                    "reason": name,
+                }
+                for p, r in forbidden[["paper_id", "reviewer_id"]].itertuples(index=False)
+            ],
+        )
+    existing_pins = set(
+        session.execute(select(Pin.paper_id, Pin.reviewer_id).where(Pin.venue_id == venue_id)).all()
+    )
+    new_pins = [
+        {"venue_id": venue_id, "paper_id": p, "reviewer_id": r, "created_by": principal.name}
+        for p, r in forced[["paper_id", "reviewer_id"]].itertuples(index=False)
+        if (p, r) not in existing_pins
+    ]
+    if new_pins:
+        session.execute(Pin.__table__.insert(), new_pins)
+    audit(
+        session,
+        venue_id,
+        principal.name,
+        "constraints.upload",
+        source=name,
+        conflicts=len(forbidden),
+        pins=len(new_pins),
+    )
+    session.commit()
+    return UploadResult(created=len(forbidden) + len(new_pins), updated=0, total=len(frame))
+
+
+def _reviewer_out(row: ReviewerRow) -> ReviewerOut:
+    return ReviewerOut(
+        id=row.id,
+        name=row.name,
+        email=row.email,
+        affiliation=row.affiliation,
+        attributes=row.attributes,
+        n_publications=len(row.publications),
+    )
+
+
+@router.get("/venues/{venue_id}/reviewers", response_model=Page[ReviewerOut])
+def list_reviewers(
+    venue_id: str, principal: Reader, session: SessionDep, limit: Limit = 100, offset: Offset = 0
+) -> dict[str, Any]:
+    query = select(ReviewerRow).where(ReviewerRow.venue_id == venue_id).order_by(ReviewerRow.id)
+    items, total = paginate(session, query, limit, offset)
+    return {
+        "items": [_reviewer_out(r) for r in items],
+        "total": total,
+        "limit": limit,
+        "offset": offset,
+    }
+
+
+@router.get("/venues/{venue_id}/reviewers/{reviewer_id}", response_model=ReviewerOut)
+def get_reviewer(
+    venue_id: str, reviewer_id: str, principal: Reader, session: SessionDep
+) -> ReviewerOut:
+    return _reviewer_out(require_reviewer(session, venue_id, reviewer_id))
+
+
+@router.get("/venues/{venue_id}/submissions", response_model=Page[SubmissionOut])
+def list_submissions(
+    venue_id: str, principal: Reader, session: SessionDep, limit: Limit = 100, offset: Offset = 0
+) -> dict[str, Any]:
+    query = (
+        select(SubmissionRow).where(SubmissionRow.venue_id == venue_id).order_by(SubmissionRow.id)
+    )
+    items, total = paginate(session, query, limit, offset)
+    return {"items": items, "total": total, "limit": limit, "offset": offset}
+
+
+@router.get("/venues/{venue_id}/submissions/{paper_id}", response_model=SubmissionOut)
+def get_submission(
+    venue_id: str, paper_id: str, principal: Reader, session: SessionDep
+) -> SubmissionRow:
+    return require_paper(session, venue_id, paper_id)

@@ -1,0 +1,260 @@
+"""Persistence glue: domain objects <-> rows, upserts, audit entries, pagination."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import MappingProxyType
+from typing import Any, TypeVar
+
+import pandas as pd
+from fastapi import HTTPException, status
+from sqlalchemy import Select, func, select, update
+from sqlalchemy.orm import Session
+
+from api.models import (
+    AffinityRun,
+    AffinityScore,
+    AuditEntry,
+    Bid,
+    Conflict,
+    Pin,
+    ReviewerRow,
+    SubmissionRow,
+    Venue,
+    utcnow,
+)
+from recommender.corpus import Publication, Reviewer, Submission
+
+Row = TypeVar("Row")
+
+
+def reviewer_to_row(venue_id: str, reviewer: Reviewer) -> dict[str, Any]:
+    return {
+        "venue_id": venue_id,
+        "id": reviewer.id,
+        "name": reviewer.name,
+        "email": reviewer.email,
+        "affiliation": reviewer.affiliation,
+        "attributes": dict(reviewer.attributes),
+        "publications": [
+            {
+                "id": p.id,
+                "title": p.title,
+                "abstract": p.abstract,
+                "year": p.year,
+                "authors": list(p.authors),
+            }
+            for p in reviewer.publications
+        ],
+        "updated_at": utcnow(),
+    }
+
+
+def row_to_reviewer(row: ReviewerRow) -> Reviewer:
+    return Reviewer(
+        id=row.id,
+        name=row.name,
+        email=row.email,
+        affiliation=row.affiliation,
+        attributes=MappingProxyType(dict(row.attributes)),
+        publications=tuple(
+            Publication(
+                id=p["id"],
+                title=p["title"],
+                abstract=p["abstract"],
+                year=p.get("year"),
+                authors=tuple(p.get("authors", ())),
+            )
+            for p in row.publications
+        ),
+    )
+
+
+def submission_to_row(venue_id: str, submission: Submission) -> dict[str, Any]:
+    return {
+        "venue_id": venue_id,
+        "id": submission.id,
+        "title": submission.title,
+        "abstract": submission.abstract,
+        "authors": list(submission.authors),
+        "source": submission.source,
+        "author_emails": list(submission.author_emails),
+        "author_ids": list(submission.author_ids),
+        "author_affiliations": list(submission.author_affiliations),
+        "updated_at": utcnow(),
+    }
+
+
+def row_to_submission(row: SubmissionRow) -> Submission:
+    return Submission(
+        id=row.id,
+        title=row.title,
+        abstract=row.abstract,
+        authors=tuple(row.authors),
+        source=row.source,
+        author_emails=tuple(row.author_emails),
+        author_ids=tuple(row.author_ids),
+        author_affiliations=tuple(row.author_affiliations),
+    )
+
+
+def upsert(
+    session: Session, model: type, venue_id: str, rows: Sequence[dict[str, Any]]
+) -> tuple[int, int]:
+    """Insert new ids, update existing ones (same venue); returns (created, updated).
+
+    Runs inside the caller's transaction: the caller commits all or nothing."""
+    ids = [r["id"] for r in rows]
+    existing: set[str] = set()
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        existing.update(
+            session.scalars(select(model.id).where(model.venue_id == venue_id, model.id.in_(chunk)))
+        )
+    new_rows = [r for r in rows if r["id"] not in existing]
+    changed = [r for r in rows if r["id"] in existing]
+    if new_rows:
+        session.execute(model.__table__.insert(), new_rows)
+    if changed:
+        # ORM bulk UPDATE by primary key (venue_id, id)
+        session.execute(update(model), changed)
+    return len(new_rows), len(changed)
+
+
+def load_corpus(
+    session: Session, venue_id: str
+) -> tuple[tuple[Reviewer, ...], tuple[Submission, ...]]:
+    reviewers = session.scalars(
+        select(ReviewerRow).where(ReviewerRow.venue_id == venue_id).order_by(ReviewerRow.id)
+    ).all()
+    submissions = session.scalars(
+        select(SubmissionRow).where(SubmissionRow.venue_id == venue_id).order_by(SubmissionRow.id)
+    ).all()
+    return (
+        tuple(row_to_reviewer(r) for r in reviewers),
+        tuple(row_to_submission(s) for s in submissions),
+    )
+
+
+def corpus_version(session: Session, venue_id: str) -> int:
+    return int(session.scalar(select(Venue.corpus_version).where(Venue.id == venue_id)) or 0)
+
+
+def bump_corpus_version(session: Session, venue_id: str) -> None:
+    session.execute(
+        update(Venue).where(Venue.id == venue_id).values(corpus_version=Venue.corpus_version + 1)
+    )
+
+
+def audit(session: Session, venue_id: str | None, actor: str, action: str, **detail: Any) -> None:
+    session.add(AuditEntry(venue_id=venue_id, actor=actor, action=action, detail=detail))
+
+
+def paginate(
+    session: Session, query: Select[Any], limit: int, offset: int
+) -> tuple[list[Any], int]:
+    total = session.scalar(select(func.count()).select_from(query.order_by(None).subquery())) or 0
+    items = list(session.scalars(query.limit(limit).offset(offset)))
+    return items, int(total)
+
+
+def not_found(what: str, identifier: object) -> HTTPException:
+    return HTTPException(status.HTTP_404_NOT_FOUND, f"{what} {identifier!r} not found")
+
+
+def latest_run(session: Session, venue_id: str) -> AffinityRun | None:
+    return session.scalar(
+        select(AffinityRun)
+        .where(AffinityRun.venue_id == venue_id)
+        .order_by(AffinityRun.id.desc())
+        .limit(1)
+    )
+
+
+def require_run(session: Session, venue_id: str) -> AffinityRun:
+    run = latest_run(session, venue_id)
+    if run is None:
+        raise HTTPException(
+            status.HTTP_409_CONFLICT,
+            f"venue {venue_id!r} has no affinities yet: "
+            f"POST /venues/{venue_id}/affinity/jobs first",
+        )
+    return run
+
+
+def require_paper(session: Session, venue_id: str, paper_id: str) -> SubmissionRow:
+    row = session.get(SubmissionRow, (venue_id, paper_id))
+    if row is None:
+        raise not_found("paper", paper_id)
+    return row
+
+
+def require_reviewer(session: Session, venue_id: str, reviewer_id: str) -> ReviewerRow:
+    row = session.get(ReviewerRow, (venue_id, reviewer_id))
+    if row is None:
+        raise not_found("reviewer", reviewer_id)
+    return row
+
+
+def scores_frame(session: Session, run_id: int) -> pd.DataFrame:
+    rows = session.execute(
+        select(AffinityScore.paper_id, AffinityScore.reviewer_id, AffinityScore.score).where(
+            AffinityScore.run_id == run_id
+        )
+    ).all()
+    return pd.DataFrame(rows, columns=["paper_id", "reviewer_id", "score"])
+
+
+def conflicts_frame(session: Session, venue_id: str) -> pd.DataFrame:
+    rows = session.execute(
+        select(Conflict.paper_id, Conflict.reviewer_id, Conflict.source, Conflict.reason).where(
+            Conflict.venue_id == venue_id
+        )
+    ).all()
+    return pd.DataFrame(rows, columns=["paper_id", "reviewer_id", "source", "reason"])
+
+
+def bids_frame(session: Session, venue_id: str) -> pd.DataFrame:
+    rows = session.execute(
+        select(Bid.paper_id, Bid.reviewer_id, Bid.label, Bid.bid).where(Bid.venue_id == venue_id)
+    ).all()
+    return pd.DataFrame(rows, columns=["paper_id", "reviewer_id", "label", "bid"])
+
+
+def pins_frame(session: Session, venue_id: str) -> pd.DataFrame:
+    rows = session.execute(
+        select(Pin.paper_id, Pin.reviewer_id).where(Pin.venue_id == venue_id)
+    ).all()
+    return pd.DataFrame(rows, columns=["paper_id", "reviewer_id"])
+
+
+def pair_marks(
+    session: Session, venue_id: str, pairs: Sequence[tuple[str, str]]
+) -> tuple[dict[tuple[str, str], list[str]], dict[tuple[str, str], str]]:
+    """Conflict reasons and bids of the given (paper, reviewer) pairs."""
+    if not pairs:
+        return {}, {}
+    papers = sorted({p for p, _ in pairs})
+    reviewers = sorted({r for _, r in pairs})
+    wanted = set(pairs)
+    conflicts: dict[tuple[str, str], list[str]] = {}
+    for paper_id, reviewer_id, source, reason in session.execute(
+        select(Conflict.paper_id, Conflict.reviewer_id, Conflict.source, Conflict.reason).where(
+            Conflict.venue_id == venue_id,
+            Conflict.paper_id.in_(papers),
+            Conflict.reviewer_id.in_(reviewers),
+        )
+    ):
+        if (paper_id, reviewer_id) in wanted:
+            conflicts.setdefault((paper_id, reviewer_id), []).append(
+                f"{source}: {reason}" if reason else source
+            )
+    bids: dict[tuple[str, str], str] = {}
+    for paper_id, reviewer_id, bid in session.execute(
+        select(Bid.paper_id, Bid.reviewer_id, Bid.label).where(
+            Bid.venue_id == venue_id, Bid.paper_id.in_(papers), Bid.reviewer_id.in_(reviewers)
+        )
+    ):
+        if (paper_id, reviewer_id) in wanted:
+            bids[(paper_id, reviewer_id)] = bid
+    return conflicts, bids
