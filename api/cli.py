@@ -61,17 +61,35 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=_run_demo)
 
     score = commands.add_parser("score", help="affinity of every (paper, reviewer) pair")
-    score.add_argument("--archives", type=Path, required=True,
-                       help="reviewer profiles: OpenReview archives folder, .zip, .csv or .json")
-    score.add_argument("--publications", type=Path, default=None,
-                       help="publications.csv when --archives is a reviewers.csv")
-    score.add_argument("--submissions", type=Path, required=True,
-                       help="submissions.json / .jsonl / .csv")
+    score.add_argument(
+        "--archives",
+        type=Path,
+        required=True,
+        help="reviewer profiles: OpenReview archives folder, .zip, .csv or .json",
+    )
+    score.add_argument(
+        "--publications",
+        type=Path,
+        default=None,
+        help="publications.csv when --archives is a reviewers.csv",
+    )
+    score.add_argument(
+        "--submissions", type=Path, required=True, help="submissions.json / .jsonl / .csv"
+    )
     score.add_argument("--output", type=Path, required=True, help="scores CSV to write")
-    score.add_argument("--bids", type=Path, default=None,
-                       help="bids CSV paper_id,reviewer_id,bid folded into the score")
-    score.add_argument("--explain", nargs=2, metavar=("PAPER_ID", "REVIEWER_ID"), default=None,
-                       help="also print the evidence behind one pair's score")
+    score.add_argument(
+        "--bids",
+        type=Path,
+        default=None,
+        help="bids CSV paper_id,reviewer_id,bid folded into the score",
+    )
+    score.add_argument(
+        "--explain",
+        nargs=2,
+        metavar=("PAPER_ID", "REVIEWER_ID"),
+        default=None,
+        help="also print the evidence behind one pair's score",
+    )
     _add_affinity_options(score)
     score.set_defaults(handler=_run_score)
 
@@ -80,23 +98,39 @@ def _build_parser() -> argparse.ArgumentParser:
     assign.add_argument("--reviewers-per-paper", type=int, required=True)
     assign.add_argument("--min-papers", type=int, default=0)
     assign.add_argument("--max-papers", type=int, required=True)
-    assign.add_argument("--conflicts", type=Path, default=None,
-                        help="constraints CSV paper_id,reviewer_id,value (-1 conflict, 1 forced)")
-    assign.add_argument("--custom-max-papers", type=Path, default=None,
-                        help="CSV reviewer_id,max overriding --max-papers")
+    assign.add_argument(
+        "--conflicts",
+        type=Path,
+        default=None,
+        help="constraints CSV paper_id,reviewer_id,value (-1 conflict, 1 forced)",
+    )
+    assign.add_argument(
+        "--custom-max-papers",
+        type=Path,
+        default=None,
+        help="CSV reviewer_id,max overriding --max-papers",
+    )
     assign.add_argument("--output", type=Path, required=True)
     assign.add_argument("--solver", default="auto", help="auto, flow, ilp, randomized")
     assign.add_argument("--ilp-backend", default="highs", choices=["highs", "cbc"])
     assign.add_argument("--time-limit", type=float, default=None, help="seconds")
     assign.add_argument("--seed", type=int, default=None)
-    assign.add_argument("--alternates", type=int, default=0,
-                        help="also write the top-N unassigned eligible reviewers per paper")
+    assign.add_argument(
+        "--alternates",
+        type=int,
+        default=0,
+        help="also write the top-N unassigned eligible reviewers per paper",
+    )
     assign.set_defaults(handler=_run_assign)
 
     evaluate = commands.add_parser("evaluate", help="loss on an expert-rated gold folder")
     evaluate.add_argument("--gold", type=Path, required=True)
-    evaluate.add_argument("--config", action="append", default=[],
-                          help="NAME=JSON or a JSON file of an AffinityConfig; repeatable")
+    evaluate.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        help="NAME=JSON or a JSON file of an AffinityConfig; repeatable",
+    )
     evaluate.add_argument("--bootstrap", type=int, default=1000)
     evaluate.add_argument("--seed", type=int, default=0)
     evaluate.set_defaults(handler=_run_evaluate)
@@ -115,12 +149,20 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _add_affinity_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", type=Path, default=None,
-                        help="local sentence-transformers model directory (default: MiniLM-L6)")
+    parser.add_argument(
+        "--model",
+        type=Path,
+        default=None,
+        help="local sentence-transformers model directory (default: MiniLM-L6)",
+    )
     parser.add_argument("--method", default=None, choices=["tfidf", "embedding", "combined"])
     parser.add_argument("--aggregation", default=None)
-    parser.add_argument("--cache-dir", type=Path, default=None,
-                        help="embedding cache (default $RECOMMENDER_CACHE_DIR or ~/.cache)")
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=None,
+        help="embedding cache (default $RECOMMENDER_CACHE_DIR or ~/.cache)",
+    )
 
 
 def _affinity_config(args: argparse.Namespace) -> Any:
@@ -170,7 +212,6 @@ def _run_score(args: argparse.Namespace) -> int:
     affinity = model.affinity()
     if args.bids is not None:
         from recommender.bids import apply_bids
-
         from recommender.io import read_bids
 
         affinity = apply_bids(affinity, read_bids(args.bids), model.config.bid_weight)
@@ -203,7 +244,8 @@ def _run_assign(args: argparse.Namespace) -> int:
         unknown = sorted(set(custom["reviewer_id"]) - index.keys())
         if unknown:
             raise CommandError(
-                f"{args.custom_max_papers}: reviewer ids not in {args.scores}: {', '.join(unknown[:10])}"
+                f"{args.custom_max_papers}: reviewer ids not in {args.scores}: "
+                + ", ".join(unknown[:10])
             )
         max_load[[index[r] for r in custom["reviewer_id"]]] = custom["max"].to_numpy()
     min_load = np.minimum(args.min_papers, max_load)
@@ -235,7 +277,9 @@ def _run_assign(args: argparse.Namespace) -> int:
     _write_csv_atomic(assignment.pairs(), args.output)
     if args.alternates:
         alternates_path = args.output.with_name(args.output.stem + ".alternates.csv")
-        _write_csv_atomic(matching.alternates(problem, assignment, args.alternates), alternates_path)
+        _write_csv_atomic(
+            matching.alternates(problem, assignment, args.alternates), alternates_path
+        )
         print(f"alternates -> {alternates_path}")
     _print_summary(assignment.summary())
     print(f"assignment -> {args.output}")
@@ -261,7 +305,9 @@ def _read_scores(path: Path) -> Any:
     bad = scores.isna() | ~scores.abs().lt(math.inf)
     if bad.any():
         line = int(bad.to_numpy().argmax()) + 2
-        raise CommandError(f"{path}:{line} [score]: not a finite number: {frame['score'].iloc[line - 2]!r}")
+        raise CommandError(
+            f"{path}:{line} [score]: not a finite number: {frame['score'].iloc[line - 2]!r}"
+        )
     frame["score"] = scores
     blank = frame["paper_id"].isna() | frame["reviewer_id"].isna()
     if blank.any():
@@ -327,9 +373,13 @@ def _run_demo(args: argparse.Namespace) -> int:
         "total_seconds": round(finished - started, 2),
     }
     (output / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
-    print(f"demo: {len(corpus.submissions)} ICLR 2026 submissions x {len(corpus.reviewers)} reviewers")
-    print(f"affinity: {model.config.method} ({model.config.aggregation}), "
-          f"{summary['score_seconds']} s; conflicts found: {len(conflicts)}")
+    print(
+        f"demo: {len(corpus.submissions)} ICLR 2026 submissions x {len(corpus.reviewers)} reviewers"
+    )
+    print(
+        f"affinity: {model.config.method} ({model.config.aggregation}), "
+        f"{summary['score_seconds']} s; conflicts found: {len(conflicts)}"
+    )
     _print_summary(assignment.summary())
     print(f"outputs written to {output.resolve()}")
     return 0
@@ -339,7 +389,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
     print(
         f"assigned {summary['pairs_assigned']} pairs for {summary['papers']} papers and "
         f"{summary['reviewers']} reviewers with solver {summary['solver']}\n"
-        f"affinity of assigned pairs: mean {summary['mean_score']:.4f}, min {summary['min_score']:.4f}\n"
+        f"affinity of assigned pairs: mean {summary['mean_score']:.4f}, "
+        f"min {summary['min_score']:.4f}\n"
         f"reviewer load range: {summary['load_min']}..{summary['load_max']}\n"
         f"objective {summary['objective']:.4f}, upper bound {summary['upper_bound']:.4f}, "
         f"gap {summary['gap']:.2%}"

@@ -17,8 +17,12 @@ def _write_archive(directory: Path, reviewer_id: str, titles: list[str]) -> None
         json.dumps(
             {
                 "id": f"{reviewer_id}-{i}",
-                "content": {"title": t, "abstract": f"{t} abstract text", "year": 2021,
-                            "authors": ["A. Author"]},
+                "content": {
+                    "title": t,
+                    "abstract": f"{t} abstract text",
+                    "year": 2021,
+                    "authors": ["A. Author"],
+                },
             }
         )
         for i, t in enumerate(titles)
@@ -44,8 +48,21 @@ def tiny_venue(tmp_path: Path) -> tuple[Path, Path]:
 def test_score_writes_every_pair_without_tilde(tiny_venue, tmp_path, capsys):
     archives, submissions = tiny_venue
     output = tmp_path / "scores.csv"
-    code = main(["score", "--archives", str(archives), "--submissions", str(submissions),
-                 "--output", str(output), "--method", "tfidf", "--cache-dir", str(tmp_path / "c")])
+    code = main(
+        [
+            "score",
+            "--archives",
+            str(archives),
+            "--submissions",
+            str(submissions),
+            "--output",
+            str(output),
+            "--method",
+            "tfidf",
+            "--cache-dir",
+            str(tmp_path / "c"),
+        ]
+    )
     assert code == 0
     scores = pd.read_csv(output)
     assert list(scores.columns) == ["paper_id", "reviewer_id", "score"]
@@ -60,10 +77,22 @@ def test_score_writes_every_pair_without_tilde(tiny_venue, tmp_path, capsys):
 def test_score_reports_bad_input_file_and_line(tmp_path, tiny_venue, capsys):
     archives, _ = tiny_venue
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"id": "p1", "content": {"title": "x", "abstract": "y"}}\n{"id": \n',
-                   encoding="utf-8")
-    code = main(["score", "--archives", str(archives), "--submissions", str(bad),
-                 "--output", str(tmp_path / "s.csv"), "--method", "tfidf"])
+    bad.write_text(
+        '{"id": "p1", "content": {"title": "x", "abstract": "y"}}\n{"id": \n', encoding="utf-8"
+    )
+    code = main(
+        [
+            "score",
+            "--archives",
+            str(archives),
+            "--submissions",
+            str(bad),
+            "--output",
+            str(tmp_path / "s.csv"),
+            "--method",
+            "tfidf",
+        ]
+    )
     assert code != 0
     err = capsys.readouterr().err
     assert "bad.jsonl" in err and ":2" in err
@@ -76,17 +105,38 @@ def _scores_csv(path: Path, rows: list[tuple[str, str, float]]) -> Path:
 
 
 def test_assign_respects_constraints_and_optimum(tmp_path, capsys):
-    rows = [(p, r, s) for p, r, s in [
-        ("p1", "r1", 0.9), ("p1", "r2", 0.8), ("p1", "r3", 0.1),
-        ("p2", "r1", 0.95), ("p2", "r2", 0.2), ("p2", "r3", 0.3),
-    ]]
+    rows = [
+        (p, r, s)
+        for p, r, s in [
+            ("p1", "r1", 0.9),
+            ("p1", "r2", 0.8),
+            ("p1", "r3", 0.1),
+            ("p2", "r1", 0.95),
+            ("p2", "r2", 0.2),
+            ("p2", "r3", 0.3),
+        ]
+    ]
     scores = _scores_csv(tmp_path / "scores.csv", rows)
     constraints = tmp_path / "constraints.csv"
     constraints.write_text("paper_id,reviewer_id,value\np2,r1,-1\np1,r3,1\n", encoding="utf-8")
     output = tmp_path / "assignments.csv"
-    code = main(["assign", "--scores", str(scores), "--reviewers-per-paper", "2",
-                 "--min-papers", "1", "--max-papers", "2", "--conflicts", str(constraints),
-                 "--output", str(output)])
+    code = main(
+        [
+            "assign",
+            "--scores",
+            str(scores),
+            "--reviewers-per-paper",
+            "2",
+            "--min-papers",
+            "1",
+            "--max-papers",
+            "2",
+            "--conflicts",
+            str(constraints),
+            "--output",
+            str(output),
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     pairs = set(map(tuple, pd.read_csv(output)[["paper_id", "reviewer_id"]].to_numpy()))
     assert ("p2", "r1") not in pairs
@@ -100,9 +150,21 @@ def test_assign_custom_max_and_infeasible_exit_code(tmp_path, capsys):
     scores = _scores_csv(tmp_path / "scores.csv", rows)
     custom = tmp_path / "custom.csv"
     custom.write_text("reviewer_id,max\nr1,1\n", encoding="utf-8")
-    code = main(["assign", "--scores", str(scores), "--reviewers-per-paper", "1",
-                 "--max-papers", "1", "--custom-max-papers", str(custom),
-                 "--output", str(tmp_path / "a.csv")])
+    code = main(
+        [
+            "assign",
+            "--scores",
+            str(scores),
+            "--reviewers-per-paper",
+            "1",
+            "--max-papers",
+            "1",
+            "--custom-max-papers",
+            str(custom),
+            "--output",
+            str(tmp_path / "a.csv"),
+        ]
+    )
     assert code != 0
     err = capsys.readouterr().err
     assert "demand 3" in err and "capacity 2" in err
@@ -112,8 +174,19 @@ def test_assign_custom_max_and_infeasible_exit_code(tmp_path, capsys):
 def test_assign_rejects_malformed_scores(tmp_path, capsys):
     path = tmp_path / "scores.csv"
     path.write_text("paper_id,reviewer_id,score\np1,r1,0.5\np1,r2,abc\n", encoding="utf-8")
-    code = main(["assign", "--scores", str(path), "--reviewers-per-paper", "1",
-                 "--max-papers", "1", "--output", str(tmp_path / "a.csv")])
+    code = main(
+        [
+            "assign",
+            "--scores",
+            str(path),
+            "--reviewers-per-paper",
+            "1",
+            "--max-papers",
+            "1",
+            "--output",
+            str(tmp_path / "a.csv"),
+        ]
+    )
     assert code != 0
     err = capsys.readouterr().err
     assert "scores.csv:3" in err and "score" in err
