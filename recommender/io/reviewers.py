@@ -59,7 +59,7 @@ def read_openreview_archives(directory: str | Path) -> tuple[Reviewer, ...]:
     files = sorted(p for p in root.iterdir() if p.suffix == ".jsonl" and not p.name.startswith("."))
     if not files:
         raise InputError([Problem(str(root), None, None, "no .jsonl archive files in directory")])
-    return _parse_archives((read_source(p, None) for p in files), str(root))
+    return _parse_archives(((*read_source(p, None), p.name) for p in files), str(root))
 
 
 def read_openreview_archives_zip(
@@ -88,7 +88,7 @@ def read_openreview_archives_zip(
         if len(infos) > max_members:
             log.add(name, None, None, f"zip has {len(infos)} files; at most {max_members} allowed")
             log.raise_if_any()
-        members: list[tuple[str, zipfile.ZipInfo]] = []
+        members: list[tuple[str, str, zipfile.ZipInfo]] = []
         declared_total = 0
         for info in infos:
             member = info.filename.replace("\\", "/")
@@ -105,7 +105,7 @@ def read_openreview_archives_zip(
                 info.compress_size, 1
             ):
                 log.add(where, None, None, "compression ratio is implausibly high (zip bomb?)")
-            members.append((where, info))
+            members.append((where, base, info))
         if declared_total > max_uncompressed_bytes:
             log.add(
                 name,
@@ -116,9 +116,9 @@ def read_openreview_archives_zip(
         if not members and not log:
             log.add(name, None, None, "zip holds no .jsonl archive files")
         log.raise_if_any()
-        files: list[tuple[str, bytes]] = []
+        files: list[tuple[str, bytes, str]] = []
         remaining = max_uncompressed_bytes
-        for where, info in members:
+        for where, base, info in members:
             try:
                 with archive.open(info) as handle:
                     # Never trust the declared size: read at most what is still allowed.
@@ -130,17 +130,20 @@ def read_openreview_archives_zip(
                 log.add(name, None, None, f"zip expands past {max_uncompressed_bytes} bytes")
                 break
             remaining -= len(data)
-            files.append((where, data))
+            files.append((where, data, base))
         log.raise_if_any()
     return _parse_archives(files, name)
 
 
-def _parse_archives(files: Iterable[tuple[str, bytes]], container: str) -> tuple[Reviewer, ...]:
+def _parse_archives(
+    files: Iterable[tuple[str, bytes, str]], container: str
+) -> tuple[Reviewer, ...]:
+    """Parse archives given as (name shown in errors, content, archive file's base name)."""
     log = ProblemLog()
     reviewers: dict[str, Reviewer] = {}
     source_of: dict[str, str] = {}
-    for file_name, content in files:
-        stem = PurePosixPath(file_name.replace("\\", "/")).name.removesuffix(".jsonl")
+    for file_name, content, base_name in files:
+        stem = base_name.removesuffix(".jsonl")
         reviewer_id = clean_reviewer_id(stem)
         if not reviewer_id:
             log.add(file_name, None, None, "file name gives no reviewer id")
@@ -434,7 +437,8 @@ def parse_reviewers_upload(
         return read_openreview_archives_zip(filename, content)
     if lower.endswith(".jsonl") and PurePosixPath(filename.replace("\\", "/")).name.startswith("~"):
         _reject_publications(filename, publications, "an archive")
-        return _parse_archives([(filename, content)], filename)
+        base_name = PurePosixPath(filename.replace("\\", "/")).name
+        return _parse_archives([(filename, content, base_name)], filename)
     if lower.endswith((".json", ".jsonl")):
         _reject_publications(filename, publications, "reviewer JSON")
         return read_reviewers_json(content, filename)

@@ -140,6 +140,8 @@ def test_zip_of_archives_and_its_rejections() -> None:
     )
     reviewers = parse_reviewers_upload("profiles.zip", content)
     assert [r.id for r in reviewers] == ["r1"]
+    flat = parse_reviewers_upload("flat.zip", make_zip({"~r2.jsonl": note("p2").encode()}))
+    assert [r.id for r in flat] == ["r2"]
 
     with pytest.raises(InputError) as excinfo:
         parse_reviewers_upload("evil.zip", make_zip({"../../etc/~x.jsonl": note("p").encode()}))
