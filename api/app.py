@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import IntegrityError
 
@@ -153,6 +153,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(module.router)
 
     static_dir = Path(__file__).parent / "static"
-    if static_dir.is_dir():
-        app.mount("/static", StaticFiles(directory=static_dir, html=True), name="static")
+    app.mount("/static", StaticFiles(directory=static_dir), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def chair_page() -> FileResponse:
+        """The chair web page (a static, offline page over this API)."""
+        return FileResponse(static_dir / "index.html")
+
     return app

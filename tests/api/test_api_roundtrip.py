@@ -306,6 +306,15 @@ def test_openapi_docs_are_served(api: Api) -> None:
     assert "/venues/{venue_id}/assignments/{assignment_id}/export" in schema["paths"]
 
 
+def test_chair_page_is_served_at_root(api: Api) -> None:
+    page = api.client.get("/")
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    assert '<script type="module"' in page.text
+    script = api.client.get("/static/app.js")
+    assert script.status_code == 200 and "import" in script.text
+
+
 def _pairs(api: Api, venue: str, token: str, job: dict[str, object]) -> set[tuple[str, str]]:
     assert job["state"] == "succeeded", job
     assignment = job["result"]["assignment_id"]  # type: ignore[index]

@@ -1,0 +1,153 @@
+"""End-to-end fixtures: the real service under uvicorn and Debian's Chromium via Playwright.
+
+The server runs in a background thread on a free 127.0.0.1 port with a temporary SQLite
+database and real background jobs. The browser is ``/usr/bin/chromium`` (install it with
+``tools/install-browser.sh``); Playwright never downloads a browser here. Without Chromium
+the tests skip, except under ``CI=true``, where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from .e2e_support import REPO_ROOT, LiveServer
+
+CHROMIUM = Path(os.environ.get("RECOMMENDER_E2E_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{reason} (CI=true: the e2e tests must run; see tools/install-browser.sh)")
+    pytest.skip(f"{reason}; run tools/install-browser.sh to enable the e2e tests")
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    import uvicorn
+
+    from api.app import create_app
+    from api.auth import create_token
+    from api.db import Database
+    from api.settings import Settings
+
+    data_dir = tmp_path_factory.mktemp("e2e-service")
+    database_url = f"sqlite:///{data_dir / 'recommender.db'}"
+    settings = Settings(
+        data_dir=data_dir,
+        database_url=database_url,
+        job_workers=2,
+        inline_jobs=False,
+        max_upload_bytes=20 * 1024 * 1024,
+    )
+    app = create_app(settings)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200 and server.started:
+                break
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the service did not start within 30 s")
+        time.sleep(0.1)
+    database = Database(database_url)
+    admin = create_token(database, name="e2e-admin", role="admin")
+    database.dispose()
+    try:
+        yield LiveServer(url=url, database_url=database_url, admin_token=admin, app=app)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)
+        sock.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        _unavailable(f"{CHROMIUM} not found")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("the Python package 'playwright' is not installed")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def console_errors() -> list[str]:
+    """JavaScript exceptions and console errors of the test's page (tests assert it is empty)."""
+    return []
+
+
+@pytest.fixture
+def page(browser: Any, live_server: LiveServer, console_errors: list[str]) -> Iterator[Any]:
+    """A fresh page (own storage) at the service, recording JavaScript errors."""
+    context = browser.new_context(
+        base_url=live_server.url, viewport={"width": 1360, "height": 900}, accept_downloads=True
+    )
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    errors = console_errors
+    page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
+    page.on(
+        "console",
+        lambda message: errors.append(f"console.{message.type}: {message.text}")
+        if message.type == "error" and "Failed to load resource" not in message.text
+        else None,
+    )
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="session")
+def sample_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The bundled sample: reviewer archives zipped on the fly, the submissions JSON, and a
+    bids file with row-level errors."""
+    folder = tmp_path_factory.mktemp("e2e-sample")
+    archives = REPO_ROOT / "data" / "demo-reviewers" / "archives"
+    submissions = REPO_ROOT / "data" / "iclr2026" / "submissions.json"
+    if not archives.is_dir() or not submissions.is_file():
+        pytest.fail(f"sample data missing: {archives} and {submissions} are needed")
+    archive_zip = folder / "demo-reviewers.zip"
+    with zipfile.ZipFile(archive_zip, "w", zipfile.ZIP_DEFLATED) as bundle:
+        for path in sorted(archives.glob("*.jsonl")):
+            bundle.write(path, arcname=path.name)
+    bad_bids = folder / "bad-bids.csv"
+    bad_bids.write_text("paper_id,reviewer_id,bid\nno-such-paper,~nobody1,High\n", encoding="utf-8")
+    return {"reviewers": archive_zip, "submissions": submissions, "bad_bids": bad_bids}
