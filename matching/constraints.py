@@ -9,14 +9,14 @@ candidate pairs, so every solver can honour them by filtering first
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from matching.problem import AssignmentProblem, BoolArray
+from matching.problem import AssignmentProblem, BoolArray, sorted_member
 
 
 @dataclass(frozen=True)
@@ -66,12 +66,11 @@ class Fairness:
     minimum paper score ``m*`` over papers with positive demand; stage 2 maximizes total
     affinity subject to every paper score >= ``m* - (1 - keep) * |m*|``. ``keep=1`` keeps
     the optimal minimum exactly; ``keep=0.9`` gives up 10% of it (of its magnitude) in
-    exchange for more total affinity; ``keep=0`` ... still bounds papers below by
-    ``m* - |m*|``.
+    exchange for more total affinity; ``keep=0`` bounds papers below by ``m* - |m*|``
+    only (0 for non-negative scores).
     """
 
     keep: float = 1.0
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.keep <= 1.0:
@@ -118,7 +117,8 @@ def apply_pair_filters(problem: AssignmentProblem) -> AssignmentProblem:
 
 def model_constraints(problem: AssignmentProblem) -> list[Any]:
     """Side constraints that need the integer program (everything but pair filters)."""
-    unknown = [c for c in problem.side_constraints if not isinstance(c, PAIR_FILTERS + MODEL_CONSTRAINTS)]
+    known = PAIR_FILTERS + MODEL_CONSTRAINTS
+    unknown = [c for c in problem.side_constraints if not isinstance(c, known)]
     if unknown:
         raise TypeError(f"unknown side constraint {unknown[0]!r}")
     return [c for c in problem.side_constraints if isinstance(c, MODEL_CONSTRAINTS)]
@@ -138,7 +138,7 @@ def exclude_pairs(
         unknown = np.flatnonzero(codes < 0)
         if len(unknown):
             raise ValueError(f"excluded pair {int(unknown[0])}: unknown {what} id "
-                             f"{np.asarray(raw)[unknown[0]]!r}")
+                             f"{str(np.asarray(raw)[unknown[0]])!r}")
     drop = papers.astype(np.int64) * problem.n_reviewers + reviewers
     keys = problem.pair_paper * problem.n_reviewers + problem.pair_reviewer
-    return problem.keep_pairs(~np.isin(keys, drop))
+    return problem.keep_pairs(~sorted_member(np.sort(drop), keys))

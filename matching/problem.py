@@ -53,13 +53,16 @@ class AssignmentProblem:
         n_pairs = len(self.pair_paper)
         for name in ("pair_reviewer", "pair_score", "forced"):
             if len(getattr(self, name)) != n_pairs:
-                raise ValueError(f"{name} has {len(getattr(self, name))} entries, expected {n_pairs}")
+                raise ValueError(
+                    f"{name} has {len(getattr(self, name))} entries, expected {n_pairs}"
+                )
         if len(self.demand) != self.n_papers:
             raise ValueError(f"demand has {len(self.demand)} entries for {self.n_papers} papers")
         for name in ("min_load", "max_load"):
             if len(getattr(self, name)) != self.n_reviewers:
                 raise ValueError(
-                    f"{name} has {len(getattr(self, name))} entries for {self.n_reviewers} reviewers"
+                    f"{name} has {len(getattr(self, name))} entries for "
+                    f"{self.n_reviewers} reviewers"
                 )
         if n_pairs:
             if self.pair_paper.min() < 0 or self.pair_paper.max() >= self.n_papers:
@@ -68,8 +71,8 @@ class AssignmentProblem:
                 raise ValueError("pair_reviewer holds an index outside 0..n_reviewers-1")
             if not np.all(np.isfinite(self.pair_score)):
                 raise ValueError("pair_score holds NaN or infinite values")
-            keys = self.pair_paper * self.n_reviewers + self.pair_reviewer
-            if len(np.unique(keys)) != n_pairs:
+            keys = np.sort(self.pair_paper * self.n_reviewers + self.pair_reviewer)
+            if np.any(keys[1:] == keys[:-1]):
                 raise ValueError("a (paper, reviewer) pair appears more than once")
         if np.any(self.demand < 0) or np.any(self.min_load < 0):
             raise ValueError("demand and min_load must be non-negative")
@@ -77,7 +80,8 @@ class AssignmentProblem:
         if len(bad):
             r = self.reviewer_ids[bad[0]]
             raise ValueError(
-                f"reviewer {r}: max load {self.max_load[bad[0]]} below min load {self.min_load[bad[0]]}"
+                f"reviewer {r}: max load {self.max_load[bad[0]]} below min load "
+                f"{self.min_load[bad[0]]}"
             )
         if len(set(self.paper_ids)) != self.n_papers:
             raise ValueError("paper ids are not unique")
@@ -117,7 +121,8 @@ class AssignmentProblem:
         n_papers, n_reviewers = score_matrix.shape
         if (n_papers, n_reviewers) != (len(paper_ids), len(reviewer_ids)):
             raise ValueError(
-                f"scores have shape {score_matrix.shape}, ids give ({len(paper_ids)}, {len(reviewer_ids)})"
+                f"scores have shape {score_matrix.shape}, ids give "
+                f"({len(paper_ids)}, {len(reviewer_ids)})"
             )
         conflict_mask = _mask(conflicts, score_matrix.shape, "conflicts")
         forced_mask = _mask(forced, score_matrix.shape, "forced")
@@ -168,8 +173,8 @@ class AssignmentProblem:
         columns or a pair of arrays; conflicted rows are dropped, forced pairs must be rows
         of the table. Raises ``ValueError`` naming the first offending row or id.
         """
-        papers_raw = np.asarray(paper_id).astype(str, copy=False)
-        reviewers_raw = np.asarray(reviewer_id).astype(str, copy=False)
+        papers_raw = _as_labels(paper_id)
+        reviewers_raw = _as_labels(reviewer_id)
         scores = np.asarray(score, dtype=np.float64)
         if not (len(papers_raw) == len(reviewers_raw) == len(scores)):
             raise ValueError(
@@ -198,10 +203,11 @@ class AssignmentProblem:
         keep = np.ones(len(keys), dtype=bool)
         if conflicts is not None:
             conflict_keys = _pair_keys(conflicts, paper_index, reviewer_index, "conflicts")
-            keep &= ~np.isin(keys, conflict_keys)
+            keep &= ~sorted_member(np.sort(conflict_keys), keys)
         forced_mask = np.zeros(len(keys), dtype=bool)
         if forced is not None:
-            forced_keys = np.unique(_pair_keys(forced, paper_index, reviewer_index, "forced"))
+            forced_keys = np.sort(_pair_keys(forced, paper_index, reviewer_index, "forced"))
+            forced_keys = forced_keys[np.r_[True, forced_keys[1:] != forced_keys[:-1]]]
             position = np.searchsorted(sorted_keys, forced_keys)
             position = np.minimum(position, max(len(sorted_keys) - 1, 0))
             found = (
@@ -298,12 +304,40 @@ def _encode(
     index = pd.Index([str(x) for x in known])
     if not index.is_unique:
         raise ValueError(f"{what}_ids are not unique")
-    codes = index.get_indexer(raw)
+    codes = lookup(index, raw)
     unknown = np.flatnonzero(codes < 0)
     if len(unknown):
         row = int(unknown[0])
-        raise ValueError(f"row {row}: {what} id {raw[row]!r} is not in {what}_ids")
+        raise ValueError(f"row {row}: {what} id {str(raw[row])!r} is not in {what}_ids")
     return codes.astype(np.int64), index
+
+
+def _as_labels(values: npt.ArrayLike) -> np.ndarray:
+    """Ids as an array of str (object arrays of str are kept as they are: no copy)."""
+    array = np.asarray(values)
+    if array.dtype == object and all(isinstance(x, str) for x in array[:100]):
+        return array
+    return array.astype(str).astype(object)
+
+
+def lookup(index: pd.Index, values: np.ndarray) -> IntArray:
+    """Position of each value in ``index`` (-1 when absent); hashes each distinct value
+    once, which is much faster than ``get_indexer`` on millions of repeated ids."""
+    codes, uniques = pd.factorize(values)
+    if len(uniques) == 0:
+        return np.full(len(values), -1, dtype=np.int64)
+    positions = index.get_indexer(uniques).astype(np.int64)
+    result = positions[np.maximum(codes, 0)]
+    result[codes < 0] = -1
+    return result
+
+
+def sorted_member(sorted_keys: IntArray, query: IntArray) -> BoolArray:
+    """``np.isin(query, sorted_keys)`` by binary search (``sorted_keys`` ascending)."""
+    if len(sorted_keys) == 0:
+        return np.zeros(len(query), dtype=bool)
+    position = np.minimum(np.searchsorted(sorted_keys, query), len(sorted_keys) - 1)
+    return sorted_keys[position] == query
 
 
 def _pair_keys(
@@ -319,16 +353,19 @@ def _pair_keys(
         papers, reviewers = pairs["paper_id"].to_numpy(), pairs["reviewer_id"].to_numpy()
     else:
         papers, reviewers = pairs
-    papers = np.asarray(papers).astype(str)
-    reviewers = np.asarray(reviewers).astype(str)
+    papers = _as_labels(papers)
+    reviewers = _as_labels(reviewers)
     if len(papers) != len(reviewers):
         raise ValueError(f"{name}: {len(papers)} paper ids but {len(reviewers)} reviewer ids")
-    paper_codes = paper_index.get_indexer(papers)
-    reviewer_codes = reviewer_index.get_indexer(reviewers)
-    for codes, raw, what in ((paper_codes, papers, "paper"), (reviewer_codes, reviewers, "reviewer")):
+    paper_codes = lookup(paper_index, papers)
+    reviewer_codes = lookup(reviewer_index, reviewers)
+    checks = ((paper_codes, papers, "paper"), (reviewer_codes, reviewers, "reviewer"))
+    for codes, raw, what in checks:
         unknown = np.flatnonzero(codes < 0)
         if len(unknown):
-            raise ValueError(f"{name} entry {int(unknown[0])}: unknown {what} id {raw[unknown[0]]!r}")
+            raise ValueError(
+                f"{name} entry {int(unknown[0])}: unknown {what} id {str(raw[unknown[0]])!r}"
+            )
     return paper_codes.astype(np.int64) * len(reviewer_index) + reviewer_codes
 
 
@@ -339,7 +376,7 @@ def _per_id(value: int | npt.ArrayLike | pd.Series, index: pd.Index, name: str) 
         aligned = series.reindex(index)
         missing = aligned.index[aligned.isna()]
         if len(missing):
-            raise ValueError(f"{name} has no value for id {missing[0]!r}")
+            raise ValueError(f"{name} has no value for id {str(missing[0])!r}")
         value = aligned.to_numpy()
     array = np.asarray(value)
     if array.ndim and array.dtype.kind == "f" and not np.all(array == np.round(array)):

@@ -1,0 +1,93 @@
+"""Shared min-cost-flow encoding of an assignment problem without side constraints.
+
+Nodes: papers ``0..P-1``, reviewers ``P..P+R-1``, sink ``P+R``. Forced pairs are
+pre-assigned (they reduce the paper's demand and the reviewer's loads) and are not arcs.
+
+Reviewer lower bounds use the standard lower-bound transformation, which is exact: an arc
+``r -> sink`` with flow in ``[l, u]`` is replaced by an arc with capacity ``u - l`` plus a
+demand of ``l`` units at ``r`` and a supply of ``l`` at the sink. Any feasible flow of the
+transformed network plus ``l`` on that arc is a feasible flow of the original network with
+the same cost, and conversely, so optima (and infeasibility) coincide. Papers supply their
+remaining demand; the sink absorbs ``sum(demand) - sum(min_load)``. Pair arcs have
+capacity 1, so an integral min-cost flow (which the network simplex / cost-scaling
+algorithms return for integral data) is a 0/1 assignment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from ortools.graph.python import min_cost_flow
+
+from matching.problem import AssignmentProblem, IntArray
+
+
+@dataclass(frozen=True)
+class Residual:
+    """What is left to decide once the forced pairs are assigned.
+
+    ``free`` indexes the non-forced candidate pairs; the ``*_left`` arrays may be negative
+    when forced pairs already exceed a demand or a maximum load (the problem is then
+    infeasible)."""
+
+    free: IntArray
+    demand_left: IntArray
+    min_left: IntArray
+    max_left: IntArray
+
+
+def residual(problem: AssignmentProblem) -> Residual:
+    forced_papers = problem.pair_paper[problem.forced]
+    forced_reviewers = problem.pair_reviewer[problem.forced]
+    paper_forced = np.bincount(forced_papers, minlength=problem.n_papers)
+    reviewer_forced = np.bincount(forced_reviewers, minlength=problem.n_reviewers)
+    return Residual(
+        free=np.flatnonzero(~problem.forced),
+        demand_left=problem.demand - paper_forced,
+        min_left=np.maximum(problem.min_load - reviewer_forced, 0),
+        max_left=problem.max_load - reviewer_forced,
+    )
+
+
+def solve_flow(
+    problem: AssignmentProblem, rest: Residual, costs: IntArray | None
+) -> tuple[int, IntArray]:
+    """Min-cost flow over the free pairs. ``costs`` (len(rest.free),) integer unit costs or
+    None for a pure feasibility check. Returns (OR-Tools status, flow per free pair)."""
+    n_papers, n_reviewers = problem.n_papers, problem.n_reviewers
+    sink = n_papers + n_reviewers
+    if np.any(rest.demand_left < 0) or np.any(rest.max_left < rest.min_left):
+        return int(min_cost_flow.SimpleMinCostFlow.INFEASIBLE), np.zeros(len(rest.free), np.int64)
+    tails = np.concatenate([problem.pair_paper[rest.free], np.arange(n_reviewers) + n_papers])
+    heads = np.concatenate(
+        [problem.pair_reviewer[rest.free] + n_papers, np.full(n_reviewers, sink)]
+    )
+    capacities = np.concatenate(
+        [np.ones(len(rest.free), np.int64), (rest.max_left - rest.min_left).astype(np.int64)]
+    )
+    unit_costs = np.concatenate(
+        [
+            np.zeros(len(rest.free), np.int64) if costs is None else costs.astype(np.int64),
+            np.zeros(n_reviewers, np.int64),
+        ]
+    )
+    supplies = np.concatenate(
+        [
+            rest.demand_left.astype(np.int64),
+            -rest.min_left.astype(np.int64),
+            [int(rest.min_left.sum() - rest.demand_left.sum())],
+        ]
+    )
+    flow = min_cost_flow.SimpleMinCostFlow()
+    arcs = flow.add_arcs_with_capacity_and_unit_cost(tails, heads, capacities, unit_costs)
+    flow.set_nodes_supplies(np.arange(sink + 1), supplies)
+    status = flow.solve()
+    if status != flow.OPTIMAL:
+        return int(status), np.zeros(len(rest.free), np.int64)
+    return int(status), np.asarray(flow.flows(arcs[: len(rest.free)]), dtype=np.int64)
+
+
+OPTIMAL = int(min_cost_flow.SimpleMinCostFlow.OPTIMAL)
+INFEASIBLE = int(min_cost_flow.SimpleMinCostFlow.INFEASIBLE)
+BAD_COST_RANGE = int(min_cost_flow.SimpleMinCostFlow.BAD_COST_RANGE)

@@ -1,0 +1,56 @@
+"""Solver registry: ``get_solver(name, **options)`` and the solvers themselves.
+
+Every solver has ``solve(problem, *, time_limit=None, seed=None) -> Assignment`` and raises
+``Infeasible(diagnosis)`` when no assignment meets the hard constraints.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from matching.assignment import Assignment
+from matching.problem import AssignmentProblem
+from matching.solvers.flow import FlowSolver
+from matching.solvers.ilp import IlpSolver, SolverTimeout
+from matching.solvers.randomized import RandomizedSolver
+
+
+class Solver(Protocol):
+    name: str
+
+    def solve(
+        self,
+        problem: AssignmentProblem,
+        *,
+        time_limit: float | None = None,
+        seed: int | None = None,
+    ) -> Assignment: ...
+
+
+SOLVERS: dict[str, type] = {
+    "flow": FlowSolver,
+    "ilp": IlpSolver,
+    "pulp": IlpSolver,
+    "randomized": RandomizedSolver,
+}
+
+
+def get_solver(name: str, **options: Any) -> Solver:
+    """A solver by name (``flow``, ``ilp`` or its alias ``pulp``, ``randomized``);
+    ``options`` go to its constructor (e.g. ``backend="cbc"``, ``q=0.5``)."""
+    try:
+        solver_class = SOLVERS[name]
+    except KeyError:
+        raise ValueError(f"unknown solver {name!r}; choose one of {sorted(SOLVERS)}") from None
+    return solver_class(**options)
+
+
+__all__ = [
+    "SOLVERS",
+    "FlowSolver",
+    "IlpSolver",
+    "RandomizedSolver",
+    "Solver",
+    "SolverTimeout",
+    "get_solver",
+]

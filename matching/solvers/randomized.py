@@ -1,0 +1,253 @@
+"""Randomized assignment with a per-pair probability cap (Jecmen et al., 2020).
+
+"Mitigating manipulation in peer review via randomized reviewer assignments": solve the
+fractional LP ``max sum s_e x_e`` subject to the demands, the [min, max] loads and
+``0 <= x_e <= Q``; then sample an integral assignment whose marginals are exactly ``x``
+with bipartite dependent rounding (Gandhi, Khuller, Parthasarathy, Srinivasan, 2006): while
+some pair is fractional, take a cycle or a maximal path of fractional pairs, and shift
+``+a``/``-a`` alternately along it with probability ``b / (a + b)`` or ``-b``/``+b`` with
+probability ``a / (a + b)``, where ``a`` and ``b`` are the largest shifts keeping every
+pair in [0, 1]. Each step keeps every expectation, makes at least one pair integral and
+keeps every paper's count (papers are always interior to a cycle or path, because their
+fractional pairs sum to an integer) and every reviewer's load at the floor or ceiling of
+its fractional load, so demands and [min, max] loads hold exactly.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+from scipy.optimize import linprog
+
+from matching import _flowgraph
+from matching.assignment import Assignment
+from matching.constraints import apply_pair_filters, model_constraints
+from matching.diagnose import Cause, Diagnosis, diagnose
+from matching.problem import AssignmentProblem, FloatArray, Infeasible
+from matching.solvers.flow import _original_index
+
+_EPS = 1e-9
+
+
+@dataclass(frozen=True)
+class Fractional:
+    """The fractional LP optimum: ``x`` (n_pairs,) per pair of the (pair-filtered) problem,
+    forced pairs at 1; ``value`` its total score."""
+
+    problem: AssignmentProblem
+    x: FloatArray
+    value: float
+
+
+class RandomizedSolver:
+    """Sample an assignment in which every non-forced pair has probability at most ``q``
+    (scalar, or an (n_pairs,) array aligned with the problem's pairs) and the expected
+    total score is the fractional LP optimum, which is reported as ``upper_bound``: it
+    bounds the EXPECTED objective (and the best assignment with marginals <= q); one sample
+    may score above it, in which case ``gap`` reads 0."""
+
+    name = "randomized"
+
+    def __init__(self, *, q: float | npt.ArrayLike = 0.5) -> None:
+        cap = np.asarray(q, dtype=np.float64)
+        if np.any(cap < 0) or np.any(cap > 1):
+            raise ValueError("probability cap q must lie in [0, 1]")
+        self.q = cap
+
+    def fractional(self, problem: AssignmentProblem, *, time_limit: float | None = None
+                   ) -> Fractional:
+        filtered = apply_pair_filters(problem)
+        if model_constraints(filtered):
+            raise ValueError("RandomizedSolver handles no Fairness/MaxPerGroup/"
+                             "RequireAttribute constraint")
+        quick = diagnose(filtered, flow_check=False)
+        if quick:
+            raise Infeasible(quick)
+        cap = self.q if self.q.ndim == 0 else self.q[_kept(problem, filtered)]
+        rest = _flowgraph.residual(filtered)
+        free = rest.free
+        n_free = len(free)
+        upper = np.broadcast_to(cap, (filtered.n_pairs,))[free]
+        papers = filtered.pair_paper[free]
+        reviewers = filtered.pair_reviewer[free]
+        columns = np.arange(n_free)
+        a_eq = sp.csr_matrix((np.ones(n_free), (papers, columns)),
+                             shape=(filtered.n_papers, n_free))
+        load = sp.csr_matrix((np.ones(n_free), (reviewers, columns)),
+                             shape=(filtered.n_reviewers, n_free))
+        options = {"time_limit": time_limit} if time_limit is not None else {}
+        result = linprog(
+            -filtered.pair_score[free],
+            A_ub=sp.vstack([load, -load]).tocsr(),
+            b_ub=np.concatenate([rest.max_left, -rest.min_left]).astype(np.float64),
+            A_eq=a_eq,
+            b_eq=rest.demand_left.astype(np.float64),
+            bounds=np.column_stack([np.zeros(n_free), upper]),
+            method="highs",
+            options=options,
+        )
+        if result.status == 2:
+            raise Infeasible(_cap_diagnosis(filtered, rest, upper))
+        if result.status != 0:
+            raise RuntimeError(f"fractional LP failed: {result.message}")
+        x = np.ones(filtered.n_pairs)
+        x[free] = np.clip(result.x, 0.0, 1.0)
+        x[np.abs(x) < _EPS] = 0.0
+        x[np.abs(x - 1.0) < _EPS] = 1.0
+        return Fractional(problem=filtered, x=x, value=float(filtered.pair_score @ x))
+
+    def sample(self, problem: AssignmentProblem, fractional: Fractional, *,
+               seed: int | None = None) -> Assignment:
+        """One dependent-rounding sample of ``fractional`` (from :meth:`fractional` on
+        ``problem``). The same seed gives the same assignment."""
+        start = time.perf_counter()
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % (2**63))
+        rounded = dependent_rounding(
+            fractional.problem.pair_paper, fractional.problem.pair_reviewer,
+            fractional.problem.n_papers, fractional.x, np.random.default_rng(seed),
+        )
+        filtered = fractional.problem
+        chosen = np.flatnonzero(rounded)
+        counts = np.bincount(filtered.pair_paper[chosen], minlength=filtered.n_papers)
+        if not np.array_equal(counts, filtered.demand):
+            raise RuntimeError("dependent rounding broke a paper demand (numerical trouble)")
+        selected = _original_index(problem, filtered, chosen)
+        objective = float(problem.pair_score[selected].sum())
+        return Assignment(
+            problem=problem,
+            selected=selected,
+            objective=objective,
+            upper_bound=fractional.value,
+            solver=self.name,
+            parameters={
+                "q": float(self.q) if self.q.ndim == 0 else "per pair, max "
+                f"{float(self.q.max()):g}",
+                "expected_objective": fractional.value,
+            },
+            seed=seed,
+            solve_seconds=time.perf_counter() - start,
+        )
+
+    def solve(
+        self,
+        problem: AssignmentProblem,
+        *,
+        time_limit: float | None = None,
+        seed: int | None = None,
+    ) -> Assignment:
+        start = time.perf_counter()
+        fractional = self.fractional(problem, time_limit=time_limit)
+        result = self.sample(problem, fractional, seed=seed)
+        object.__setattr__(result, "solve_seconds", time.perf_counter() - start)
+        return result
+
+
+def dependent_rounding(
+    pair_paper: npt.NDArray[np.int64],
+    pair_reviewer: npt.NDArray[np.int64],
+    n_papers: int,
+    x: FloatArray,
+    rng: np.random.Generator,
+) -> npt.NDArray[np.bool_]:
+    """Round ``x`` (n_pairs,) in [0, 1] to 0/1 keeping every marginal and, at every paper
+    and reviewer, the sum at its floor or ceiling (exact where it is an integer)."""
+    value = x.astype(np.float64).copy()
+    fractional = np.flatnonzero((value > _EPS) & (value < 1.0 - _EPS))
+    ends = np.stack([pair_paper, pair_reviewer + n_papers], axis=1)
+    adjacency: dict[int, set[int]] = {}
+    for edge in fractional.tolist():
+        for node in ends[edge].tolist():
+            adjacency.setdefault(node, set()).add(edge)
+    pending = sorted(adjacency)
+    while pending:
+        node = pending[-1]
+        if not adjacency.get(node):
+            pending.pop()
+            adjacency.pop(node, None)
+            continue
+        walk = _cycle_or_path(node, adjacency, ends)
+        if walk[1]:
+            walk = _cycle_or_path(walk[2], adjacency, ends)
+        edges = walk[0]
+        plus = np.array(edges[0::2])
+        minus = np.array(edges[1::2], dtype=np.int64)
+        up = min(float((1.0 - value[plus]).min()),
+                 float(value[minus].min()) if len(minus) else np.inf)
+        down = min(float(value[plus].min()),
+                   float((1.0 - value[minus]).min()) if len(minus) else np.inf)
+        if rng.random() < down / (up + down):
+            value[plus] += up
+            value[minus] -= up
+        else:
+            value[plus] -= down
+            value[minus] += down
+        for edge in edges:
+            if value[edge] <= _EPS or value[edge] >= 1.0 - _EPS:
+                value[edge] = 0.0 if value[edge] <= _EPS else 1.0
+                for end in ends[edge].tolist():
+                    adjacency[end].discard(edge)
+    return value > 0.5
+
+
+def _cycle_or_path(
+    start: int, adjacency: dict[int, set[int]], ends: npt.NDArray[np.int64]
+) -> tuple[list[int], bool, int]:
+    """Walk fractional edges from ``start``: returns (edges of a cycle or path, whether it
+    ended at a dead end (so the walk should restart from there to get a maximal path),
+    the last node)."""
+    position = {start: 0}
+    edges: list[int] = []
+    node, previous = start, -1
+    while True:
+        options = adjacency[node]
+        edge = next((e for e in options if e != previous), -1)
+        if edge < 0:
+            return edges, bool(edges) and _start_open(start, adjacency, edges), node
+        a, b = ends[edge].tolist()
+        nxt = b if a == node else a
+        edges.append(edge)
+        if nxt in position:
+            return edges[position[nxt]:], False, nxt
+        position[nxt] = len(edges)
+        node, previous = nxt, edge
+
+
+def _start_open(start: int, adjacency: dict[int, set[int]], edges: list[int]) -> bool:
+    """True when the walk's start still has another fractional edge, i.e. the path found
+    is not maximal at its start."""
+    return any(e != edges[0] for e in adjacency[start])
+
+
+def _kept(original: AssignmentProblem, filtered: AssignmentProblem) -> npt.NDArray[np.int64]:
+    if filtered is original:
+        return np.arange(original.n_pairs)
+    return _original_index(original, filtered, np.arange(filtered.n_pairs))
+
+
+def _cap_diagnosis(
+    problem: AssignmentProblem, rest: _flowgraph.Residual, upper: FloatArray
+) -> Diagnosis:
+    result = diagnose(problem)
+    if result.causes:
+        return result
+    reach = np.bincount(problem.pair_paper[rest.free], weights=upper, minlength=problem.n_papers)
+    short = np.flatnonzero(reach + 1e-9 < rest.demand_left)
+    ids = np.asarray(problem.paper_ids, dtype=object)
+    if len(short):
+        details = "; ".join(
+            f"paper {ids[p]} can reach {reach[p]:.2f} expected reviewers under the probability "
+            f"cap, needs {rest.demand_left[p]}" for p in short[:10]
+        )
+        result.causes.append(Cause("probability_cap", details, tuple(ids[short]),
+                                   "raise q or add candidate reviewers to those papers"))
+    else:
+        result.causes.append(Cause(
+            "probability_cap", "no fractional assignment meets the demands and loads under "
+            "the probability cap", (), "raise q",
+        ))
+    return result

@@ -1,0 +1,91 @@
+from itertools import combinations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from matching_helpers import assert_hard_constraints, random_problem
+
+from matching import FlowSolver, IlpSolver, Infeasible, MinScore, solve
+
+
+def brute_force(problem) -> float | None:
+    """Best objective over every subset of candidate pairs meeting the hard constraints."""
+    best = None
+    total = int(problem.demand.sum())
+    for chosen in combinations(range(problem.n_pairs), total):
+        index = np.array(chosen, dtype=np.int64)
+        if not np.all(problem.forced[np.flatnonzero(problem.forced)] & np.isin(
+                np.flatnonzero(problem.forced), index)):
+            continue
+        papers = np.bincount(problem.pair_paper[index], minlength=problem.n_papers)
+        loads = np.bincount(problem.pair_reviewer[index], minlength=problem.n_reviewers)
+        if np.array_equal(papers, problem.demand) and np.all(loads >= problem.min_load) \
+                and np.all(loads <= problem.max_load):
+            value = float(problem.pair_score[index].sum())
+            best = value if best is None else max(best, value)
+    return best
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), min_load=st.integers(0, 2), forced=st.integers(0, 2))
+def test_flow_equals_brute_force_with_min_loads(seed: int, min_load: int, forced: int) -> None:
+    problem = random_problem(seed, 3, 3, demand=2, min_load=min_load, max_load=3,
+                             conflict_rate=0.2, forced_count=forced)
+    expected = brute_force(problem)
+    if expected is None:
+        with pytest.raises(Infeasible):
+            FlowSolver().solve(problem)
+        return
+    result = FlowSolver().solve(problem)
+    assert_hard_constraints(problem, result)
+    assert result.objective == pytest.approx(expected, abs=1e-9)
+    assert result.gap < 1e-9
+
+
+def test_min_loads_change_the_optimum_and_are_met() -> None:
+    # Reviewer r0 is best for every paper; min loads force work onto the others.
+    scores = np.array([[10.0, 1.0, 0.0], [10.0, 0.0, 1.0], [10.0, 1.0, 1.0]])
+    from matching import AssignmentProblem
+
+    problem = AssignmentProblem.from_dense(scores, paper_ids=["a", "b", "c"],
+                                           reviewer_ids=["r0", "r1", "r2"], demand=1,
+                                           min_load=[0, 1, 1], max_load=3)
+    result = FlowSolver().solve(problem)
+    assert_hard_constraints(problem, result)
+    assert result.objective == pytest.approx(12.0)
+
+
+def test_integer_scores_have_exact_bound() -> None:
+    problem = random_problem(3, 12, 8, demand=2, min_load=1, max_load=5, integer_scores=True)
+    result = FlowSolver().solve(problem)
+    assert result.upper_bound == result.objective
+    assert result.parameters["rounding_bound"] == 0.0
+
+
+def test_min_score_filter_excludes_low_pairs() -> None:
+    problem = random_problem(4, 10, 10, demand=2, max_load=4, conflict_rate=0.0)
+    filtered = problem.with_side_constraints(MinScore(0.2))
+    result = solve(filtered)
+    assert result.solver == "flow"
+    assert_hard_constraints(filtered, result)
+    assert np.all(problem.pair_score[result.selected] >= 0.2)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10_000), papers=st.integers(4, 14), reviewers=st.integers(3, 10),
+       min_load=st.integers(0, 2), forced=st.integers(0, 4))
+def test_flow_equals_ilp(seed: int, papers: int, reviewers: int, min_load: int,
+                         forced: int) -> None:
+    problem = random_problem(seed, papers, reviewers, demand=2, min_load=min_load,
+                             max_load=5, forced_count=forced)
+    try:
+        flow = FlowSolver().solve(problem)
+    except Infeasible:
+        with pytest.raises(Infeasible):
+            IlpSolver().solve(problem)
+        return
+    ilp = IlpSolver().solve(problem)
+    assert_hard_constraints(problem, flow)
+    assert_hard_constraints(problem, ilp)
+    assert flow.objective == pytest.approx(ilp.objective, abs=1e-6)
