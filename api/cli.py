@@ -131,8 +131,12 @@ def _build_parser() -> argparse.ArgumentParser:
         default=[],
         help="NAME=JSON or a JSON file of an AffinityConfig; repeatable",
     )
-    evaluate.add_argument("--bootstrap", type=int, default=1000)
+    evaluate.add_argument("--bootstrap", type=int, default=1000, help="rater resamples for the CI")
     evaluate.add_argument("--seed", type=int, default=0)
+    evaluate.add_argument(
+        "--draws", nargs="*", default=None, help="draw folders to use (default: every d_*)"
+    )
+    evaluate.add_argument("--cache-dir", type=Path, default=None, help="embedding cache")
     evaluate.set_defaults(handler=_run_evaluate)
 
     serve = commands.add_parser("serve", help="start the HTTP service")
@@ -410,6 +414,7 @@ def _run_evaluate(args: argparse.Namespace) -> int:
 
     if not args.gold.is_dir():
         raise CommandError(f"--gold {args.gold}: not a directory")
+    cache = {"cache_dir": str(args.cache_dir or default_cache_dir())}
     configs: dict[str, Any] = {}
     for spec in args.config or []:
         name, _, body = spec.partition("=")
@@ -422,13 +427,27 @@ def _run_evaluate(args: argparse.Namespace) -> int:
             values = json.loads(body)
         except json.JSONDecodeError as error:
             raise CommandError(f"--config {name}: invalid JSON ({error})") from None
+        if not isinstance(values, dict):
+            raise CommandError(f"--config {name}: expected a JSON object of AffinityConfig fields")
         try:
-            configs[name] = AffinityConfig.from_dict({**AffinityConfig().to_dict(), **values})
+            configs[name] = AffinityConfig.from_dict(
+                {**AffinityConfig().to_dict(), **cache, **values}
+            )
         except (TypeError, ValueError) as error:
             raise CommandError(f"--config {name}: {error}") from None
     if not configs:
-        configs["default"] = AffinityConfig()
-    report = evaluate_gold(args.gold, configs, bootstrap=args.bootstrap, seed=args.seed)
+        configs["default"] = AffinityConfig.from_dict({**AffinityConfig().to_dict(), **cache})
+    report = evaluate_gold(
+        args.gold,
+        list(configs.values()),
+        labels=list(configs),
+        draws=args.draws,
+        bootstrap_samples=args.bootstrap,
+        seed=args.seed,
+        progress=lambda fraction, stage: print(
+            f"[{fraction:4.0%}] {stage}", file=sys.stderr, flush=True
+        ),
+    )
     print(format_report(report))
     return 0
 

@@ -205,3 +205,45 @@ def test_demo_runs_on_bundled_sample(tmp_path, capsys):
     assert pairs.groupby("paper_id").size().eq(3).all()
     loads = pairs.groupby("reviewer_id").size()
     assert loads.max() - loads.min() <= 1
+
+
+def test_evaluate_on_a_tiny_gold_folder(tmp_path, capsys):
+    gold = tmp_path / "gold"
+    draw = gold / "d_20_1"
+    _write_archive(draw / "archives", "1", ["graph neural networks", "graph message passing"])
+    _write_archive(draw / "archives", "2", ["speech recognition", "acoustic speech models"])
+    papers = {
+        "pa": {"id": "pa", "content": {"title": "graph networks", "abstract": "On graphs."}},
+        "pb": {"id": "pb", "content": {"title": "speech models", "abstract": "On speech."}},
+    }
+    (draw / "submissions.json").write_text(json.dumps(papers), encoding="utf-8")
+    (gold / "evaluations.tsv").write_text(
+        "ParticipantID\tPaper1\tPaper2\tExpertise1\tExpertise2\n1\tpa\tpb\t5.0\t1.0\n"
+        "2\tpa\tpb\t1.0\t4.0\n",
+        encoding="utf-8",
+    )
+    code = main(
+        [
+            "evaluate",
+            "--gold",
+            str(gold),
+            "--config",
+            'tfidf={"method": "tfidf"}',
+            "--bootstrap",
+            "20",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+        ]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("tfidf"))
+    assert row.split()[1] in ("0.0000", "*")  # perfect ordering: loss 0
+    assert "0.0000" in row
+
+
+def test_evaluate_rejects_bad_config(tmp_path, capsys):
+    (tmp_path / "gold").mkdir()
+    code = main(["evaluate", "--gold", str(tmp_path / "gold"), "--config", "x={bad"])
+    assert code != 0
+    assert "--config x: invalid JSON" in capsys.readouterr().err
