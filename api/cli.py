@@ -121,6 +121,61 @@ def _build_parser() -> argparse.ArgumentParser:
         default=0,
         help="also write the top-N unassigned eligible reviewers per paper",
     )
+    side = assign.add_argument_group("side constraints (solved with the PuLP model)")
+    side.add_argument(
+        "--fairness",
+        type=float,
+        nargs="?",
+        const=1.0,
+        default=None,
+        metavar="KEEP",
+        help="maximize the minimum paper score first, then total affinity; KEEP in [0, 1] is "
+        "the share of the optimal minimum kept (default 1)",
+    )
+    side.add_argument(
+        "--reviewers",
+        type=Path,
+        default=None,
+        help="reviewer profiles (reviewers.csv, .json, archives) giving affiliation, email and "
+        "attributes for --max-per-institution and --require-attribute",
+    )
+    side.add_argument(
+        "--max-per-institution",
+        type=int,
+        default=None,
+        metavar="N",
+        help="at most N reviewers of one institution per paper (needs --reviewers)",
+    )
+    side.add_argument(
+        "--group-by",
+        choices=["affiliation", "email-domain"],
+        default="affiliation",
+        help="what defines an institution for --max-per-institution",
+    )
+    side.add_argument(
+        "--require-attribute",
+        default=None,
+        metavar="NAME=VALUE",
+        help="at least one reviewer per paper whose attribute NAME equals VALUE, e.g. "
+        "seniority=senior (needs --reviewers)",
+    )
+    side.add_argument(
+        "--min-score", type=float, default=None, help="never assign a pair scoring below this"
+    )
+    side.add_argument(
+        "--bids",
+        type=Path,
+        default=None,
+        help="bids CSV paper_id,reviewer_id,bid: 'Not Willing' pairs are never assigned and "
+        "'Conflict' bids are conflicts",
+    )
+    side.add_argument(
+        "--probability-cap",
+        type=float,
+        default=None,
+        metavar="Q",
+        help="randomized assignment: no pair is assigned with probability above Q (record --seed)",
+    )
     assign.set_defaults(handler=_run_assign)
 
     evaluate = commands.add_parser("evaluate", help="loss on an expert-rated gold folder")
@@ -272,12 +327,21 @@ def _run_assign(args: argparse.Namespace) -> int:
         conflicts=conflicts,
         forced=forced,
     )
+    problem = _with_assignment_options(problem, args)
+    solver = args.solver
     options: dict[str, Any] = {}
-    if args.solver in ("ilp", "pulp"):
+    if args.probability_cap is not None:
+        if solver not in ("auto", "randomized"):
+            raise CommandError(f"--probability-cap needs the randomized solver, not {solver}")
+        solver, options["q"] = "randomized", args.probability_cap
+    if solver in ("ilp", "pulp"):
         options["backend"] = args.ilp_backend
-    assignment = matching.solve(
-        problem, solver=args.solver, time_limit=args.time_limit, seed=args.seed, **options
-    )
+    try:
+        assignment = matching.solve(
+            problem, solver=solver, time_limit=args.time_limit, seed=args.seed, **options
+        )
+    except ValueError as error:
+        raise CommandError(str(error)) from None
     _write_csv_atomic(assignment.pairs(), args.output)
     if args.alternates:
         alternates_path = args.output.with_name(args.output.stem + ".alternates.csv")
@@ -288,6 +352,72 @@ def _run_assign(args: argparse.Namespace) -> int:
     _print_summary(assignment.summary())
     print(f"assignment -> {args.output}")
     return 0
+
+
+def _with_assignment_options(problem: Any, args: argparse.Namespace) -> Any:
+    """Add the side constraints and pair exclusions asked for on the command line."""
+    import numpy as np
+
+    from matching.constraints import (
+        Fairness,
+        MaxPerGroup,
+        MinScore,
+        RequireAttribute,
+        exclude_pairs,
+    )
+
+    if args.bids is not None:
+        from recommender.io import read_bids
+
+        bids = read_bids(args.bids)
+        unwilling = bids[bids["label"].str.casefold().isin(["not willing", "conflict"])]
+        unwilling = unwilling[
+            unwilling["paper_id"].isin(problem.paper_ids)
+            & unwilling["reviewer_id"].isin(problem.reviewer_ids)
+        ]
+        problem = exclude_pairs(problem, unwilling["paper_id"], unwilling["reviewer_id"])
+    constraints: list[Any] = []
+    if args.min_score is not None:
+        constraints.append(MinScore(args.min_score))
+    if args.fairness is not None:
+        constraints.append(Fairness(keep=args.fairness))
+    if args.max_per_institution is not None or args.require_attribute is not None:
+        if args.reviewers is None:
+            raise CommandError(
+                "--max-per-institution and --require-attribute need --reviewers FILE"
+            )
+        from recommender.io import read_reviewers
+
+        profiles = {r.id: r for r in read_reviewers(args.reviewers)}
+        known = [profiles.get(r) for r in problem.reviewer_ids]
+        if args.max_per_institution is not None:
+            from recommender.conflicts import email_domain
+
+            def group(reviewer: Any) -> str:
+                if reviewer is None:
+                    return ""
+                if args.group_by == "email-domain":
+                    return email_domain(reviewer.email) or ""
+                return " ".join(reviewer.affiliation.casefold().split())
+
+            groups = np.array([group(r) for r in known], dtype=object)
+            constraints.append(MaxPerGroup(groups, args.max_per_institution))
+        if args.require_attribute is not None:
+            name, sep, value = args.require_attribute.partition("=")
+            if not sep or not name:
+                raise CommandError(
+                    f"--require-attribute {args.require_attribute!r}: expected NAME=VALUE"
+                )
+            mask = np.array(
+                [r is not None and str(r.attributes.get(name, "")) == value for r in known]
+            )
+            if not mask.any():
+                raise CommandError(
+                    f"--require-attribute {args.require_attribute}: no reviewer in "
+                    f"{args.reviewers} has {name}={value}"
+                )
+            constraints.append(RequireAttribute(mask, name=args.require_attribute))
+    return problem.with_side_constraints(*constraints) if constraints else problem
 
 
 def _read_scores(path: Path) -> Any:

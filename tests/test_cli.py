@@ -247,3 +247,104 @@ def test_evaluate_rejects_bad_config(tmp_path, capsys):
     code = main(["evaluate", "--gold", str(tmp_path / "gold"), "--config", "x={bad"])
     assert code != 0
     assert "--config x: invalid JSON" in capsys.readouterr().err
+
+
+def _grid_scores(tmp_path: Path, seed: int = 3) -> Path:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    rows = [(f"p{p}", f"r{r}", float(rng.random())) for p in range(6) for r in range(6)]
+    return _scores_csv(tmp_path / "scores.csv", rows)
+
+
+def _assign(tmp_path: Path, scores: Path, name: str, *extra: str) -> pd.DataFrame:
+    output = tmp_path / f"{name}.csv"
+    code = main(
+        [
+            "assign",
+            "--scores",
+            str(scores),
+            "--reviewers-per-paper",
+            "2",
+            "--min-papers",
+            "1",
+            "--max-papers",
+            "3",
+            "--output",
+            str(output),
+            *extra,
+        ]
+    )
+    assert code == 0
+    return pd.read_csv(output)
+
+
+def test_assign_fairness_raises_the_worst_paper(tmp_path, capsys):
+    scores = _grid_scores(tmp_path)
+    total = _assign(tmp_path, scores, "total")
+    fair = _assign(tmp_path, scores, "fair", "--fairness")
+    worst = lambda frame: frame.groupby("paper_id")["score"].sum().min()  # noqa: E731
+    assert worst(fair) >= worst(total) - 1e-9
+    assert fair["score"].sum() <= total["score"].sum() + 1e-9
+
+
+def test_assign_institution_attribute_and_bids(tmp_path, capsys):
+    scores = _grid_scores(tmp_path)
+    reviewers = tmp_path / "reviewers.csv"
+    reviewers.write_text(
+        "id,name,email,affiliation,seniority\n"
+        + "".join(
+            f"r{r},R{r},r{r}@u{r % 2}.edu,Uni {r % 2},{'senior' if r == 5 else 'junior'}\n"
+            for r in range(6)
+        ),
+        encoding="utf-8",
+    )
+    bids = tmp_path / "bids.csv"
+    bids.write_text("paper_id,reviewer_id,bid\np0,r5,Not Willing\n", encoding="utf-8")
+    # Reviewer r5 is the only senior one; with max load 3 they cannot serve six papers.
+    output = tmp_path / "a.csv"
+    code = main(
+        [
+            "assign",
+            "--scores",
+            str(scores),
+            "--reviewers-per-paper",
+            "2",
+            "--max-papers",
+            "6",
+            "--output",
+            str(output),
+            "--reviewers",
+            str(reviewers),
+            "--max-per-institution",
+            "1",
+            "--require-attribute",
+            "seniority=senior",
+            "--bids",
+            str(bids),
+        ]
+    )
+    assert code != 0
+    assert "seniority=senior" in capsys.readouterr().err
+    frame = _assign(
+        tmp_path,
+        scores,
+        "inst",
+        "--reviewers",
+        str(reviewers),
+        "--max-per-institution",
+        "1",
+        "--bids",
+        str(bids),
+    )
+    universities = frame["reviewer_id"].str[1:].astype(int) % 2
+    assert universities.groupby(frame["paper_id"]).nunique().eq(2).all()
+    assert not ((frame["paper_id"] == "p0") & (frame["reviewer_id"] == "r5")).any()
+
+
+def test_assign_probability_cap_is_reproducible(tmp_path, capsys):
+    scores = _grid_scores(tmp_path)
+    first = _assign(tmp_path, scores, "q1", "--probability-cap", "0.5", "--seed", "7")
+    again = _assign(tmp_path, scores, "q2", "--probability-cap", "0.5", "--seed", "7")
+    assert first.equals(again)
+    assert first.groupby("paper_id").size().eq(2).all()
