@@ -1,0 +1,841 @@
+"""Blockwise affinity for venue-sized inputs: bounded memory, float32, top-K kept on the fly.
+
+The dense path (:meth:`recommender.affinity.AffinityModel.affinity`) forms every
+(paper, publication) similarity. At ICLR-2026 size (19.5k papers x 18k reviewers x 20
+publications = 7.4e9 pairs) that is fine in time only if the similarity kernel is fast and
+in memory only if nothing (n_papers, n_publications) is ever materialised. Here:
+
+1. Publications are cut into blocks of whole reviewers (``publication_block`` publications
+   at most, a reviewer never straddles two blocks); papers into blocks of ``paper_block``.
+2. For a (paper block, publication block) the similarity is computed as a dense float32
+   block. Dense vectors (embeddings) use one BLAS GEMM. Sparse TF-IDF vectors are split by
+   vocabulary column: the few hundred *head* terms frequent on both sides (where a sparse
+   product does most of its work and fills most of the output) go through a dense GEMM, the
+   long *tail* through a sparse product, added in. Same sums, about 4x faster than a plain
+   sparse product at venue scale.
+3. Each block is aggregated per reviewer with :func:`recommender.affinity.aggregate`
+   (max, mean, top-k mean, softmax; recency weights) — the same code and semantics as the
+   dense path — then a paper block's full row of reviewer scores is reduced to each paper's
+   top ``k_per_paper`` reviewers and merged into each reviewer's running top
+   ``k_per_reviewer`` papers. The full (n_papers, n_reviewers) matrix is kept only when it
+   fits ``dense_limit_bytes`` (or ``keep_dense=True``).
+
+Top-K selection is deterministic: by score descending, then index ascending. Merging
+partial results in any order (blocks computed by Dask workers, incremental updates) gives
+the same kept set as one pass.
+
+Several similarity sources (``combined``: TF-IDF and embeddings, each z-scored with a
+global mean/std) are an affine mix ``sum_c coefficient_c * (paper_c @ pub_c.T) + intercept``
+and are supported as :class:`Channel` lists; :func:`blockwise_from_model` builds them from a
+fitted :class:`~recommender.affinity.AffinityModel`.
+
+Reviewers without publications are never candidates (their dense score is 0, as in the
+dense path).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+
+from recommender.affinity import Affinity, AffinityConfig, AffinityModel, aggregate
+
+FloatMatrix = npt.NDArray[np.float32]
+IndexMatrix = npt.NDArray[np.int32]
+Vectors = FloatMatrix | sp.csr_matrix | sp.csr_array
+Progress = Callable[[float, str], None]
+
+DEFAULT_DENSE_LIMIT_BYTES = 2 * 1024**3
+# A vocabulary column goes to the dense GEMM when the expected fraction of (paper, pub)
+# pairs sharing it exceeds this: measured break-even of BLAS vs scipy's sparse product.
+_HEAD_COST_THRESHOLD = 1e-3
+_MAX_HEAD_COLUMNS = 1024
+
+
+@dataclass(frozen=True)
+class Channel:
+    """One similarity source: paper and publication vectors of the same space.
+
+    ``paper_vectors`` (n_papers, d) and ``publication_vectors`` (n_pubs, d): dense float32
+    or CSR (TF-IDF), rows L2-normalised if the dot product is to be a cosine.
+    """
+
+    paper_vectors: Vectors
+    publication_vectors: Vectors
+    coefficient: float = 1.0
+
+
+@dataclass(frozen=True)
+class TopK:
+    """Per-row top-K: ``indices`` (n_rows, k) int32 column ids (-1 = no entry) and
+    ``values`` (n_rows, k) float32 (-inf where no entry), best first."""
+
+    indices: IndexMatrix
+    values: FloatMatrix
+
+    @classmethod
+    def empty(cls, n_rows: int, k: int) -> TopK:
+        return cls(
+            np.full((n_rows, k), -1, dtype=np.int32),
+            np.full((n_rows, k), -np.inf, dtype=np.float32),
+        )
+
+
+@dataclass(frozen=True)
+class SparseAffinity:
+    """Blockwise scores: each paper's top reviewers and each reviewer's top papers.
+
+    Values are *raw* aggregated scores (after paper centering); :attr:`value_range` holds
+    the (low, high) of all valid scores when the configuration min-max scales them
+    (``combined``), applied by :meth:`scaled`. ``dense``: the full raw (n_papers,
+    n_reviewers) matrix when it was kept, else None.
+    """
+
+    n_papers: int
+    n_reviewers: int
+    by_paper: TopK
+    by_reviewer: TopK
+    config: AffinityConfig
+    empty_reviewers: npt.NDArray[np.bool_]
+    value_range: tuple[float, float] | None = None
+    dense: FloatMatrix | None = None
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def k_per_paper(self) -> int:
+        return int(self.by_paper.indices.shape[1])
+
+    @property
+    def k_per_reviewer(self) -> int:
+        return int(self.by_reviewer.indices.shape[1])
+
+    def scaled(self, values: FloatMatrix) -> FloatMatrix:
+        """Map raw scores to final ones (min-max to [0, 1] for ``combined``)."""
+        if self.value_range is None:
+            return values
+        low, high = self.value_range
+        if not high > low:
+            return np.zeros_like(values)
+        return ((values - np.float32(low)) / np.float32(high - low)).astype(np.float32)
+
+    def candidates(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], FloatMatrix]:
+        """Union of both top-K sets as parallel arrays ``(paper_idx, reviewer_idx, score)``,
+        sorted by paper then reviewer; scores final (scaled). The input shape of
+        :class:`matching.problem.AssignmentProblem` candidate pairs."""
+        rows_p = np.repeat(np.arange(self.n_papers), self.k_per_paper)
+        cols_p = self.by_paper.indices.reshape(-1).astype(np.int64)
+        vals_p = self.by_paper.values.reshape(-1)
+        cols_r = np.repeat(np.arange(self.n_reviewers), self.k_per_reviewer)
+        rows_r = self.by_reviewer.indices.reshape(-1).astype(np.int64)
+        vals_r = self.by_reviewer.values.reshape(-1)
+        rows = np.concatenate([rows_p, rows_r])
+        cols = np.concatenate([cols_p, cols_r])
+        vals = np.concatenate([vals_p, vals_r])
+        keep = (rows >= 0) & (cols >= 0)
+        rows, cols, vals = rows[keep], cols[keep], vals[keep]
+        key = rows * max(self.n_reviewers, 1) + cols
+        key, first = np.unique(key, return_index=True)
+        return rows[first], cols[first], self.scaled(vals[first])
+
+    def to_csr(self) -> sp.csr_matrix:
+        """The candidate union as CSR float32 (n_papers, n_reviewers), final scores."""
+        rows, cols, vals = self.candidates()
+        return sp.csr_matrix(
+            (vals, (rows, cols)), shape=(self.n_papers, self.n_reviewers), dtype=np.float32
+        )
+
+    def dense_scores(self) -> FloatMatrix:
+        """The full final matrix (only when it was kept): empty reviewers score 0."""
+        if self.dense is None:
+            raise ValueError("the full matrix was not kept (keep_dense=False or too large)")
+        out = self.scaled(self.dense)
+        out[:, self.empty_reviewers] = 0.0
+        return out
+
+    def to_affinity(self, paper_ids: Sequence[str], reviewer_ids: Sequence[str]) -> Affinity:
+        """The kept full matrix as a :class:`recommender.affinity.Affinity` (dense only)."""
+        return Affinity(tuple(paper_ids), tuple(reviewer_ids), self.dense_scores(), self.config)
+
+
+# ----------------------------------------------------------------------------- top-K
+def top_k_rows(values: FloatMatrix, k: int) -> TopK:
+    """Top ``k`` of each row of ``values`` (m, n): by value descending, column ascending.
+
+    Entries equal to -inf are never selected (their slots stay -1 / -inf).
+    """
+    m, n = values.shape
+    out = TopK.empty(m, k)
+    take = min(k, n)
+    if take == 0 or m == 0:
+        return out
+    if take < n:
+        threshold = -np.partition(-values, take - 1, axis=1)[:, take - 1 : take]
+        above = values > threshold
+        at = values == threshold
+        room = take - above.sum(axis=1, keepdims=True)
+        keep = above | (at & (np.cumsum(at, axis=1) <= room))
+        columns = np.nonzero(keep)[1].reshape(m, take)
+    else:
+        columns = np.broadcast_to(np.arange(n), (m, n))
+    picked = np.take_along_axis(values, columns, axis=1)
+    order = _row_order(picked, columns)
+    columns = np.take_along_axis(columns, order, axis=1)
+    picked = np.take_along_axis(picked, order, axis=1)
+    valid = picked > -np.inf
+    out.indices[:, :take] = np.where(valid, columns, -1)
+    out.values[:, :take] = np.where(valid, picked, -np.inf)
+    return out
+
+
+def _row_order(values: FloatMatrix, ids: npt.NDArray[np.integer]) -> npt.NDArray[np.int64]:
+    """Per-row permutation sorting by value descending, then id ascending.
+
+    One uint64 key per entry (order-preserving bits of the float32 value, flipped for
+    descending, above the non-negative id) and one argsort per row: several times faster
+    than a three-key lexsort over the flattened array.
+    """
+    bits = (np.asarray(values, dtype=np.float32) + np.float32(0.0)).view(np.uint32)  # -0 -> 0
+    ascending = np.where(bits >> 31, ~bits, bits | np.uint32(0x80000000))
+    key = ((~ascending).astype(np.uint64) << np.uint64(32)) | ids.astype(np.uint64)
+    return np.argsort(key, axis=1).astype(np.int64)
+
+
+def merge_top_k(first: TopK, second: TopK, k: int) -> TopK:
+    """Top ``k`` per row of the union of two partial results over disjoint ids."""
+    ids = np.concatenate([first.indices, second.indices], axis=1)
+    values = np.concatenate([first.values, second.values], axis=1)
+    values = np.where(ids >= 0, values, -np.inf).astype(np.float32)
+    # Missing entries sort last: give them an id larger than any real one.
+    sort_ids = np.where(ids >= 0, ids, np.iinfo(np.int32).max)
+    order = _row_order(values, sort_ids)[:, :k]
+    out = TopK.empty(ids.shape[0], k)
+    width = order.shape[1]
+    out.indices[:, :width] = np.take_along_axis(ids, order, axis=1)
+    out.values[:, :width] = np.take_along_axis(values, order, axis=1)
+    return out
+
+
+# ------------------------------------------------------------------------ planning
+def offsets_from_owner(publication_owner: npt.ArrayLike, n_reviewers: int) -> npt.NDArray[np.int64]:
+    """Reviewer offsets (n_reviewers + 1,) from a sorted owner array (n_pubs,).
+
+    Raises ValueError if ``publication_owner`` is not sorted or out of range.
+    """
+    owner = np.asarray(publication_owner, dtype=np.int64)
+    if owner.size and (owner.min() < 0 or owner.max() >= n_reviewers):
+        raise ValueError(f"publication_owner values must be in [0, {n_reviewers})")
+    if owner.size > 1 and np.any(np.diff(owner) < 0):
+        raise ValueError(
+            "publication_owner must be sorted (each reviewer's publications contiguous)"
+        )
+    counts = np.bincount(owner, minlength=n_reviewers)
+    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+
+
+def reviewer_blocks(
+    offsets: npt.NDArray[np.int64], publication_block: int
+) -> list[tuple[int, int]]:
+    """Contiguous reviewer ranges [r0, r1) with at most ``publication_block`` publications
+    each (a reviewer with more publications gets a block of their own)."""
+    n_reviewers = len(offsets) - 1
+    blocks: list[tuple[int, int]] = []
+    start = 0
+    while start < n_reviewers:
+        limit = offsets[start] + publication_block
+        stop = int(np.searchsorted(offsets, limit, side="right")) - 1
+        stop = min(max(stop, start + 1), n_reviewers)
+        blocks.append((start, stop))
+        start = stop
+    return blocks
+
+
+def _head_columns(
+    paper_vectors: sp.csr_matrix, publication_vectors: sp.csr_matrix
+) -> npt.NDArray[np.int64]:
+    """Vocabulary columns frequent on both sides: cheaper in a dense GEMM than sparse."""
+    n_papers, n_pubs = paper_vectors.shape[0], publication_vectors.shape[0]
+    if n_papers == 0 or n_pubs == 0:
+        return np.zeros(0, dtype=np.int64)
+    width = paper_vectors.shape[1]
+    paper_df = np.bincount(paper_vectors.indices, minlength=width) / n_papers
+    pub_df = np.bincount(publication_vectors.indices, minlength=width) / n_pubs
+    cost = paper_df * pub_df
+    head = np.flatnonzero(cost > _HEAD_COST_THRESHOLD)
+    if head.size > _MAX_HEAD_COLUMNS:
+        head = np.sort(np.argsort(-cost, kind="stable")[:_MAX_HEAD_COLUMNS])
+    return head.astype(np.int64)
+
+
+@dataclass(frozen=True)
+class _PreparedChannel:
+    """A channel ready for block products. Sparse: head/tail split of the vocabulary."""
+
+    coefficient: float
+    sparse: bool
+    head: npt.NDArray[np.int64] | None
+    tail: npt.NDArray[np.int64] | None
+    # Per publication block: dense (d or H, nq) transposed block, and sparse tail (Vt, nq).
+    publication_dense: list[FloatMatrix]
+    publication_tail: list[sp.csr_matrix | None]
+
+    def paper_parts(self, paper_vectors: Vectors) -> tuple[Vectors, sp.csr_matrix | None]:
+        if not self.sparse:
+            return np.ascontiguousarray(paper_vectors, dtype=np.float32), None
+        csr = sp.csr_matrix(paper_vectors, dtype=np.float32)
+        return np.ascontiguousarray(csr[:, self.head].toarray()), csr[:, self.tail]
+
+
+def _prepare_channel(
+    channel: Channel,
+    blocks: Sequence[tuple[int, int]],
+    offsets: npt.NDArray[np.int64],
+    head: npt.NDArray[np.int64] | None,
+) -> _PreparedChannel:
+    pubs = channel.publication_vectors
+    sparse = sp.issparse(pubs)
+    dense_parts: list[FloatMatrix] = []
+    tail_parts: list[sp.csr_matrix | None] = []
+    if sparse:
+        csr = sp.csr_matrix(pubs, dtype=np.float32)
+        assert head is not None
+        mask = np.ones(csr.shape[1], dtype=bool)
+        mask[head] = False
+        tail = np.flatnonzero(mask)
+        for r0, r1 in blocks:
+            rows = csr[int(offsets[r0]) : int(offsets[r1])]
+            dense_parts.append(np.ascontiguousarray(rows[:, head].toarray().T))
+            tail_parts.append(sp.csr_matrix(rows[:, tail].T))
+        return _PreparedChannel(channel.coefficient, True, head, tail, dense_parts, tail_parts)
+    array = np.asarray(pubs, dtype=np.float32)
+    for r0, r1 in blocks:
+        dense_parts.append(np.ascontiguousarray(array[int(offsets[r0]) : int(offsets[r1])].T))
+        tail_parts.append(None)
+    return _PreparedChannel(channel.coefficient, False, None, None, dense_parts, tail_parts)
+
+
+@dataclass(frozen=True)
+class BlockPlan:
+    """Everything a worker needs to score any paper block: prepared publication blocks
+    and the aggregation settings. Built once (:func:`plan_blockwise`), shared by all blocks
+    (sent once to every Dask worker)."""
+
+    channels: tuple[_PreparedChannel, ...]
+    offsets: npt.NDArray[np.int64]
+    blocks: tuple[tuple[int, int], ...]
+    config: AffinityConfig
+    weights: FloatMatrix | None
+    scale: float
+    intercept: float
+    k_per_paper: int
+    k_per_reviewer: int
+    keep_dense: bool
+    minmax: bool
+
+    @property
+    def n_reviewers(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def empty_reviewers(self) -> npt.NDArray[np.bool_]:
+        return np.diff(self.offsets) == 0
+
+
+def plan_blockwise(
+    channels: Sequence[Channel],
+    offsets: npt.ArrayLike,
+    *,
+    config: AffinityConfig | None = None,
+    publication_weights: npt.ArrayLike | None = None,
+    scale: float = 1.0,
+    intercept: float = 0.0,
+    k_per_paper: int = 100,
+    k_per_reviewer: int = 50,
+    publication_block: int = 4096,
+    keep_dense: bool = False,
+    minmax: bool | None = None,
+    paper_vectors_for_head: Sequence[Vectors] | None = None,
+) -> BlockPlan:
+    """Validate inputs and prepare publication blocks (see :func:`blockwise_affinity`)."""
+    config = config or AffinityConfig()
+    offsets = np.asarray(offsets, dtype=np.int64)
+    if offsets.ndim != 1 or offsets.size < 1 or offsets[0] != 0 or np.any(np.diff(offsets) < 0):
+        raise ValueError("offsets must be non-decreasing, start at 0, length n_reviewers + 1")
+    if not channels:
+        raise ValueError("at least one channel (paper/publication vectors) is needed")
+    n_pubs = int(offsets[-1])
+    for number, channel in enumerate(channels):
+        n_q, d_q = channel.publication_vectors.shape
+        d_p = channel.paper_vectors.shape[1]
+        if n_q != n_pubs:
+            raise ValueError(
+                f"channel {number}: {n_q} publication vectors but offsets cover {n_pubs}"
+            )
+        if d_p != d_q:
+            raise ValueError(f"channel {number}: paper dim {d_p} != publication dim {d_q}")
+        if sp.issparse(channel.paper_vectors) != sp.issparse(channel.publication_vectors):
+            raise ValueError(
+                f"channel {number}: paper and publication vectors must both be sparse or both dense"
+            )
+    if k_per_paper < 1 or k_per_reviewer < 1:
+        raise ValueError("k_per_paper and k_per_reviewer must be >= 1")
+    if publication_block < 1:
+        raise ValueError("publication_block must be >= 1")
+    weights = None
+    if publication_weights is not None:
+        weights = np.asarray(publication_weights, dtype=np.float32)
+        if weights.shape != (n_pubs,):
+            raise ValueError(f"publication_weights shape {weights.shape} != ({n_pubs},)")
+        if np.all(weights == 1.0):
+            weights = None
+    blocks = tuple(reviewer_blocks(offsets, publication_block))
+    prepared = []
+    for number, channel in enumerate(channels):
+        head = None
+        if sp.issparse(channel.publication_vectors):
+            paper_side = (
+                paper_vectors_for_head[number]
+                if paper_vectors_for_head is not None
+                else channel.paper_vectors
+            )
+            head = _head_columns(
+                sp.csr_matrix(paper_side), sp.csr_matrix(channel.publication_vectors)
+            )
+        prepared.append(_prepare_channel(channel, blocks, offsets, head))
+    return BlockPlan(
+        channels=tuple(prepared),
+        offsets=offsets,
+        blocks=blocks,
+        config=config,
+        weights=weights,
+        scale=float(scale),
+        intercept=float(intercept),
+        k_per_paper=int(k_per_paper),
+        k_per_reviewer=int(k_per_reviewer),
+        keep_dense=keep_dense,
+        minmax=(config.method == "combined") if minmax is None else minmax,
+    )
+
+
+# ------------------------------------------------------------------------- scoring
+@dataclass(frozen=True)
+class BlockResult:
+    """Scores of papers [start, start + n) against every reviewer, reduced."""
+
+    start: int
+    by_paper: TopK
+    by_reviewer: TopK  # reviewer's top papers within this block (global paper ids)
+    low: float
+    high: float
+    dense: FloatMatrix | None
+
+
+def _aggregate_fast(plan: BlockPlan, similarity: FloatMatrix, r0: int, r1: int) -> FloatMatrix:
+    offsets = plan.offsets[r0 : r1 + 1] - plan.offsets[r0]
+    counts = np.diff(offsets)
+    if plan.config.aggregation == "max" and plan.weights is None and counts.all():
+        # Same values as aggregate() (max of unweighted similarities), without its copies.
+        return np.maximum.reduceat(similarity, offsets[:-1], axis=1)
+    width = int(counts[0]) if counts.size else 0
+    method = plan.config.aggregation
+    if plan.weights is None and width and np.all(counts == width) and method in ("topk", "mean"):
+        # Equal-sized profiles: a reshape view replaces aggregate()'s padded gather copy;
+        # the arithmetic is aggregate()'s, so values are identical.
+        values = similarity.reshape(similarity.shape[0], counts.size, width)
+        if method == "mean":
+            return (values.sum(axis=2) / np.float32(width)).astype(np.float32)
+        k = min(plan.config.k, width)
+        top = -np.partition(-values, k - 1, axis=2)[:, :, :k] if k < width else values
+        return (top.sum(axis=2) / np.minimum(counts, plan.config.k).clip(min=1)[None, :]).astype(
+            np.float32
+        )
+    weights = None
+    if plan.weights is not None:
+        weights = plan.weights[int(plan.offsets[r0]) : int(plan.offsets[r1])]
+    return aggregate(similarity, offsets, plan.config, weights=weights, scale=plan.scale)
+
+
+def score_paper_block(
+    plan: BlockPlan, paper_parts: Sequence[tuple[Vectors, Any]], start: int
+) -> BlockResult:
+    """Score one paper block (its channel parts from :func:`paper_block_parts`)."""
+    n_rows = paper_parts[0][0].shape[0]
+    scores = np.empty((n_rows, plan.n_reviewers), dtype=np.float32)
+    for number, (r0, r1) in enumerate(plan.blocks):
+        similarity = None
+        for channel, (dense_part, tail_part) in zip(plan.channels, paper_parts, strict=True):
+            pubs_dense = channel.publication_dense[number]
+            if channel.sparse:
+                block = dense_part @ pubs_dense
+                tail = channel.publication_tail[number]
+                if tail_part is not None and tail is not None and tail_part.nnz and tail.nnz:
+                    block += (tail_part @ tail).toarray()
+            else:
+                block = dense_part @ pubs_dense
+            if channel.coefficient != 1.0:
+                block *= np.float32(channel.coefficient)
+            similarity = block if similarity is None else similarity + block
+        assert similarity is not None
+        if plan.intercept:
+            similarity += np.float32(plan.intercept)
+        scores[:, r0:r1] = _aggregate_fast(plan, similarity, r0, r1)
+    empty = plan.empty_reviewers
+    valid = ~empty
+    if plan.config.paper_centering and valid.any():
+        scores -= scores[:, valid].mean(axis=1, keepdims=True)
+    low = float(scores[:, valid].min()) if valid.any() and n_rows else math.inf
+    high = float(scores[:, valid].max()) if valid.any() and n_rows else -math.inf
+    dense = scores.copy() if plan.keep_dense else None
+    scores[:, empty] = -np.inf
+    by_paper = top_k_rows(scores, plan.k_per_paper)
+    by_reviewer = top_k_rows(np.ascontiguousarray(scores.T), plan.k_per_reviewer)
+    by_reviewer.indices[by_reviewer.indices >= 0] += start
+    return BlockResult(start, by_paper, by_reviewer, low, high, dense)
+
+
+def paper_block_parts(
+    plan: BlockPlan, channels: Sequence[Channel], start: int, stop: int
+) -> list[tuple[Vectors, Any]]:
+    """The channel parts of papers [start, stop) (small: what a task ships to a worker)."""
+    return [
+        prepared.paper_parts(channel.paper_vectors[start:stop])
+        for prepared, channel in zip(plan.channels, channels, strict=True)
+    ]
+
+
+class BlockAccumulator:
+    """Merges :class:`BlockResult` s (any order) into a :class:`SparseAffinity`."""
+
+    def __init__(self, plan: BlockPlan, n_papers: int):
+        self.plan = plan
+        self.n_papers = n_papers
+        self.by_paper = TopK.empty(n_papers, plan.k_per_paper)
+        self.by_reviewer = TopK.empty(plan.n_reviewers, plan.k_per_reviewer)
+        self.low, self.high = math.inf, -math.inf
+        self.dense = (
+            np.zeros((n_papers, plan.n_reviewers), dtype=np.float32) if plan.keep_dense else None
+        )
+
+    def add(self, result: BlockResult) -> None:
+        n = result.by_paper.indices.shape[0]
+        rows = slice(result.start, result.start + n)
+        self.by_paper.indices[rows] = result.by_paper.indices
+        self.by_paper.values[rows] = result.by_paper.values
+        self.by_reviewer = merge_top_k(
+            self.by_reviewer, result.by_reviewer, self.plan.k_per_reviewer
+        )
+        self.low, self.high = min(self.low, result.low), max(self.high, result.high)
+        if self.dense is not None and result.dense is not None:
+            self.dense[rows] = result.dense
+
+    def result(self, parameters: dict[str, Any] | None = None) -> SparseAffinity:
+        value_range = None
+        if self.plan.minmax:
+            value_range = (self.low, self.high) if self.low <= self.high else (0.0, 0.0)
+        return SparseAffinity(
+            n_papers=self.n_papers,
+            n_reviewers=self.plan.n_reviewers,
+            by_paper=self.by_paper,
+            by_reviewer=self.by_reviewer,
+            config=self.plan.config,
+            empty_reviewers=self.plan.empty_reviewers,
+            value_range=value_range,
+            dense=self.dense,
+            parameters=dict(parameters or {}),
+        )
+
+
+def paper_block_ranges(n_papers: int, paper_block: int) -> Iterator[tuple[int, int]]:
+    for start in range(0, n_papers, paper_block):
+        yield start, min(n_papers, start + paper_block)
+
+
+def _as_channels(
+    paper_vectors: Vectors | Sequence[Channel], publication_vectors: Vectors | None
+) -> list[Channel]:
+    if isinstance(paper_vectors, (list, tuple)):
+        if publication_vectors is not None:
+            raise ValueError("pass either channels or (paper_vectors, publication_vectors)")
+        return list(paper_vectors)
+    if publication_vectors is None:
+        raise ValueError("publication_vectors is required with paper_vectors")
+    return [Channel(paper_vectors, publication_vectors)]  # type: ignore[arg-type]
+
+
+def _resolve_keep_dense(
+    keep_dense: bool | str, n_papers: int, n_reviewers: int, limit: int
+) -> bool:
+    if keep_dense == "auto":
+        return n_papers * n_reviewers * 4 <= limit
+    if isinstance(keep_dense, bool):
+        return keep_dense
+    raise ValueError(f"keep_dense must be True, False or 'auto', got {keep_dense!r}")
+
+
+def blockwise_affinity(
+    paper_vectors: Vectors | Sequence[Channel],
+    publication_vectors: Vectors | None,
+    offsets: npt.ArrayLike,
+    *,
+    config: AffinityConfig | None = None,
+    publication_weights: npt.ArrayLike | None = None,
+    scale: float = 1.0,
+    intercept: float = 0.0,
+    k_per_paper: int = 100,
+    k_per_reviewer: int = 50,
+    paper_block: int = 512,
+    publication_block: int = 4096,
+    keep_dense: bool | str = "auto",
+    dense_limit_bytes: int = DEFAULT_DENSE_LIMIT_BYTES,
+    minmax: bool | None = None,
+    progress: Progress | None = None,
+) -> SparseAffinity:
+    """Paper x reviewer scores without materialising paper x publication similarities.
+
+    ``paper_vectors`` (n_papers, d) and ``publication_vectors`` (n_pubs, d): dense float32
+    or CSR; or a list of :class:`Channel` (then ``publication_vectors=None``).
+    ``offsets`` (n_reviewers + 1,): reviewer r owns publication rows
+    ``offsets[r]:offsets[r+1]`` (see :func:`offsets_from_owner`). ``config``: aggregation,
+    k, temperature and paper_centering as in :func:`recommender.affinity.aggregate` (None:
+    the default AffinityConfig); ``publication_weights`` (n_pubs,) recency weights;
+    ``scale``: the softmax temperature unit. ``minmax`` (default: config.method ==
+    "combined") records the global score range for :meth:`SparseAffinity.scaled`.
+    Peak memory ~ prepared publications + paper_block x (n_reviewers + publication_block x
+    a few) float32, plus the full matrix when kept (``keep_dense``: True, False or "auto"
+    = when it takes at most ``dense_limit_bytes``). ``progress(fraction, stage)``.
+    """
+    channels = _as_channels(paper_vectors, publication_vectors)
+    report = progress or (lambda fraction, stage: None)
+    n_papers = channels[0].paper_vectors.shape[0]
+    offsets = np.asarray(offsets, dtype=np.int64)
+    report(0.0, "preparing publication blocks")
+    plan = plan_blockwise(
+        channels,
+        offsets,
+        config=config,
+        publication_weights=publication_weights,
+        scale=scale,
+        intercept=intercept,
+        k_per_paper=k_per_paper,
+        k_per_reviewer=k_per_reviewer,
+        publication_block=publication_block,
+        keep_dense=_resolve_keep_dense(keep_dense, n_papers, len(offsets) - 1, dense_limit_bytes),
+        minmax=minmax,
+    )
+    for number, channel in enumerate(channels):
+        if channel.paper_vectors.shape[0] != n_papers:
+            raise ValueError(
+                f"channel {number}: {channel.paper_vectors.shape[0]} paper rows, "
+                f"channel 0 has {n_papers}"
+            )
+    if paper_block < 1:
+        raise ValueError("paper_block must be >= 1")
+    accumulator = BlockAccumulator(plan, n_papers)
+    for start, stop in paper_block_ranges(n_papers, paper_block):
+        parts = paper_block_parts(plan, channels, start, stop)
+        accumulator.add(score_paper_block(plan, parts, start))
+        report(stop / max(n_papers, 1), f"scored {stop}/{n_papers} papers")
+    report(1.0, "done")
+    return accumulator.result({"paper_block": paper_block, "publication_block": publication_block})
+
+
+# ------------------------------------------------------------------- dense reference
+def dense_affinity(
+    paper_vectors: Vectors | Sequence[Channel],
+    publication_vectors: Vectors | None,
+    offsets: npt.ArrayLike,
+    *,
+    config: AffinityConfig | None = None,
+    publication_weights: npt.ArrayLike | None = None,
+    scale: float = 1.0,
+    intercept: float = 0.0,
+) -> FloatMatrix:
+    """Reference: the full raw score matrix (n_papers, n_reviewers) in one piece, through
+    :func:`recommender.affinity.aggregate`, paper centering applied; empty reviewers 0.
+    For tests and small inputs only (forms the whole paper x publication matrix)."""
+    channels = _as_channels(paper_vectors, publication_vectors)
+    config = config or AffinityConfig()
+    offsets = np.asarray(offsets, dtype=np.int64)
+    similarity = None
+    for channel in channels:
+        product = channel.paper_vectors @ channel.publication_vectors.T
+        block = np.asarray(product.toarray() if sp.issparse(product) else product, np.float32)
+        block = block * np.float32(channel.coefficient)
+        similarity = block if similarity is None else similarity + block
+    assert similarity is not None
+    similarity = similarity + np.float32(intercept)
+    weights = None if publication_weights is None else np.asarray(publication_weights, np.float32)
+    scores = aggregate(similarity, offsets, config, weights=weights, scale=scale)
+    empty = np.diff(offsets) == 0
+    if config.paper_centering and (~empty).any():
+        scores = scores - scores[:, ~empty].mean(axis=1, keepdims=True)
+    scores[:, empty] = 0.0
+    return scores.astype(np.float32, copy=False)
+
+
+# ------------------------------------------------------------- from a fitted model
+def model_channels(model: AffinityModel) -> tuple[list[Channel], float]:
+    """Channels and intercept reproducing ``model.publication_similarity`` (z-score mix).
+
+    ``combined`` = (1-w) (t - m_t)/s_t + w (e - m_e)/s_e is affine in the two cosines.
+    Rank normalisation is not affine: raises ValueError (use the dense path).
+    """
+    config = model.config
+    if config.method == "tfidf":
+        return [Channel(model.sub_tfidf, model.pub_tfidf)], 0.0
+    if config.method == "embedding":
+        assert model.sub_embedding is not None and model.pub_embedding is not None
+        return [Channel(model.sub_embedding, model.pub_embedding)], 0.0
+    if config.normalisation != "zscore":
+        raise ValueError(
+            "blockwise scoring supports normalisation='zscore' only (rank "
+            "normalisation is not affine); use AffinityModel.affinity()"
+        )
+    assert model.sub_embedding is not None and model.pub_embedding is not None
+    standardisers = model._standardisers
+    text, dense = standardisers["tfidf"], standardisers["embedding"]
+    w = config.embedding_weight
+    channels = [
+        Channel(model.sub_tfidf, model.pub_tfidf, (1.0 - w) / text.std),
+        Channel(model.sub_embedding, model.pub_embedding, w / dense.std),
+    ]
+    intercept = -(1.0 - w) * text.mean / text.std - w * dense.mean / dense.std
+    return channels, intercept
+
+
+def blockwise_from_model(model: AffinityModel, **options: Any) -> SparseAffinity:
+    """:func:`blockwise_affinity` over a fitted AffinityModel's profiles and settings.
+
+    Same scores as ``model.affinity()`` (up to float32 rounding of the affine mix), top-K
+    kept; ``options`` are blockwise_affinity's keyword arguments.
+    """
+    channels, intercept = model_channels(model)
+    return blockwise_affinity(
+        channels,
+        None,
+        model.offsets,
+        config=model.config,
+        publication_weights=model.weights,
+        scale=model._scale(),
+        intercept=intercept,
+        **options,
+    )
+
+
+# --------------------------------------------------------------- incremental updates
+def add_papers(
+    result: SparseAffinity,
+    new_paper_channels: Sequence[Channel],
+    offsets: npt.ArrayLike,
+    **options: Any,
+) -> SparseAffinity:
+    """Append papers: scores only the new rows, merges them into every reviewer's top-K.
+
+    ``new_paper_channels``: channels whose ``paper_vectors`` are the NEW papers only and
+    whose publication vectors are the existing ones (same vector space: for TF-IDF,
+    transform the new texts with the already-fitted vocabulary/IDF — refit only on explicit
+    request, which invalidates every score and needs a full recompute). ``options``: the
+    same scoring options as the original :func:`blockwise_affinity` call (config, weights,
+    scale, intercept, blocks). Equal to a full recompute over old + new papers.
+    """
+    options = {
+        **options,
+        "k_per_paper": result.k_per_paper,
+        "k_per_reviewer": result.k_per_reviewer,
+        "keep_dense": result.dense is not None,
+        "minmax": result.value_range is not None,
+    }
+    new = blockwise_affinity(list(new_paper_channels), None, offsets, **options)
+    by_reviewer_new = TopK(
+        np.where(
+            new.by_reviewer.indices >= 0, new.by_reviewer.indices + result.n_papers, -1
+        ).astype(np.int32),
+        new.by_reviewer.values,
+    )
+    by_reviewer = merge_top_k(result.by_reviewer, by_reviewer_new, result.k_per_reviewer)
+    by_paper = TopK(
+        np.concatenate([result.by_paper.indices, new.by_paper.indices]),
+        np.concatenate([result.by_paper.values, new.by_paper.values]),
+    )
+    dense = None
+    if result.dense is not None and new.dense is not None:
+        dense = np.concatenate([result.dense, new.dense])
+    return replace(
+        result,
+        n_papers=result.n_papers + new.n_papers,
+        by_paper=by_paper,
+        by_reviewer=by_reviewer,
+        value_range=_union_range(result, new),
+        dense=dense,
+    )
+
+
+def add_reviewers(
+    result: SparseAffinity,
+    new_reviewer_channels: Sequence[Channel],
+    new_offsets: npt.ArrayLike,
+    **options: Any,
+) -> SparseAffinity:
+    """Append reviewers: scores only the new columns, merges them into every paper's top-K.
+
+    ``new_reviewer_channels``: channels with ALL papers' vectors and the NEW reviewers'
+    publication vectors; ``new_offsets`` (n_new + 1,) over those publications;
+    ``options`` as in :func:`add_papers` (``publication_weights`` for the new publications).
+    Paper centering subtracts a mean over *all* reviewers, so it cannot be updated by
+    columns: raises ValueError (recompute).
+    """
+    config = options.get("config") or result.config
+    if config.paper_centering:
+        raise ValueError(
+            "paper_centering depends on every reviewer: recompute instead of "
+            "adding reviewers incrementally"
+        )
+    options = {
+        **options,
+        "k_per_paper": result.k_per_paper,
+        "k_per_reviewer": result.k_per_reviewer,
+        "keep_dense": result.dense is not None,
+        "minmax": result.value_range is not None,
+    }
+    new = blockwise_affinity(list(new_reviewer_channels), None, new_offsets, **options)
+    if new.n_papers != result.n_papers:
+        raise ValueError(
+            f"new reviewer channels have {new.n_papers} papers, the result has {result.n_papers}"
+        )
+    by_paper_new = TopK(
+        np.where(new.by_paper.indices >= 0, new.by_paper.indices + result.n_reviewers, -1).astype(
+            np.int32
+        ),
+        new.by_paper.values,
+    )
+    by_paper = merge_top_k(result.by_paper, by_paper_new, result.k_per_paper)
+    by_reviewer = TopK(
+        np.concatenate([result.by_reviewer.indices, new.by_reviewer.indices]),
+        np.concatenate([result.by_reviewer.values, new.by_reviewer.values]),
+    )
+    dense = None
+    if result.dense is not None and new.dense is not None:
+        dense = np.concatenate([result.dense, new.dense], axis=1)
+    return replace(
+        result,
+        n_reviewers=result.n_reviewers + new.n_reviewers,
+        by_paper=by_paper,
+        by_reviewer=by_reviewer,
+        value_range=_union_range(result, new),
+        dense=dense,
+        empty_reviewers=np.concatenate([result.empty_reviewers, new.empty_reviewers]),
+    )
+
+
+def _union_range(first: SparseAffinity, second: SparseAffinity) -> tuple[float, float] | None:
+    if first.value_range is None or second.value_range is None:
+        return None
+    return (
+        min(first.value_range[0], second.value_range[0]),
+        max(first.value_range[1], second.value_range[1]),
+    )

@@ -1,0 +1,261 @@
+"""Scale-out on Dask: embedding chunks and blockwise paper blocks run as Dask tasks.
+
+By default an embedded ``distributed.LocalCluster`` is started (``n_workers`` processes of
+``threads_per_worker`` threads) and closed afterwards; ``scheduler_address`` (e.g.
+``"tcp://scheduler:8786"``) uses an existing cluster instead, and ``client`` an existing
+``distributed.Client``. Workers need this package and the model directory at the same path.
+
+Results are identical to the single-process functions: the publication plan is built once
+(:func:`recommender.blockwise.plan_blockwise`) and broadcast to every worker, each task runs
+:func:`recommender.blockwise.score_paper_block` on one paper block — the same function and
+blocks as :func:`recommender.blockwise.blockwise_affinity` — and top-K merging is
+order-independent. Embedding uses the same length-sorted chunks as
+:func:`encode_in_chunks`.
+
+``progress(fraction, stage)`` is called as tasks finish.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from recommender.affinity import AffinityConfig
+from recommender.blockwise import (
+    DEFAULT_DENSE_LIMIT_BYTES,
+    BlockAccumulator,
+    BlockPlan,
+    BlockResult,
+    Channel,
+    SparseAffinity,
+    Vectors,
+    _as_channels,
+    _resolve_keep_dense,
+    paper_block_parts,
+    paper_block_ranges,
+    plan_blockwise,
+    score_paper_block,
+)
+from recommender.fast_encoder import FastEncoder
+
+FloatMatrix = npt.NDArray[np.float32]
+Progress = Callable[[float, str], None]
+
+_WORKER_ENCODERS: dict[tuple[Any, ...], FastEncoder] = {}
+
+
+@contextmanager
+def dask_client(
+    client: Any = None,
+    scheduler_address: str | None = None,
+    *,
+    n_workers: int = 2,
+    threads_per_worker: int = 1,
+    processes: bool = True,
+) -> Iterator[Any]:
+    """Yield a ``distributed.Client``: the given one, one connected to
+    ``scheduler_address``, or one on a new LocalCluster (closed on exit)."""
+    from distributed import Client, LocalCluster
+
+    if client is not None:
+        yield client
+        return
+    if scheduler_address is not None:
+        with Client(scheduler_address) as connected:
+            yield connected
+        return
+    with LocalCluster(
+        n_workers=n_workers, threads_per_worker=threads_per_worker, processes=processes,
+        dashboard_address=":0", silence_logs=40,
+    ) as cluster, Client(cluster) as local:
+        yield local
+
+
+# ------------------------------------------------------------------------ scoring
+def _score_block_task(
+    plan: BlockPlan, parts: list[tuple[Vectors, Any]], start: int, blas_threads: int | None
+) -> BlockResult:
+    if blas_threads is None:
+        return score_paper_block(plan, parts, start)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=blas_threads):
+        return score_paper_block(plan, parts, start)
+
+
+def dask_blockwise_affinity(
+    paper_vectors: Vectors | Sequence[Channel],
+    publication_vectors: Vectors | None,
+    offsets: npt.ArrayLike,
+    *,
+    client: Any = None,
+    scheduler_address: str | None = None,
+    n_workers: int = 2,
+    threads_per_worker: int = 1,
+    blas_threads: int | None = None,
+    config: AffinityConfig | None = None,
+    publication_weights: npt.ArrayLike | None = None,
+    scale: float = 1.0,
+    intercept: float = 0.0,
+    k_per_paper: int = 100,
+    k_per_reviewer: int = 50,
+    paper_block: int = 512,
+    publication_block: int = 4096,
+    keep_dense: bool | str = "auto",
+    dense_limit_bytes: int = DEFAULT_DENSE_LIMIT_BYTES,
+    minmax: bool | None = None,
+    progress: Progress | None = None,
+) -> SparseAffinity:
+    """:func:`recommender.blockwise.blockwise_affinity` with one Dask task per paper block.
+
+    Same arguments and result; ``blas_threads`` caps BLAS threads inside each task
+    (default: ``threads_per_worker`` on an embedded cluster, untouched on a given one).
+    """
+    channels = _as_channels(paper_vectors, publication_vectors)
+    report = progress or (lambda fraction, stage: None)
+    n_papers = channels[0].paper_vectors.shape[0]
+    offsets = np.asarray(offsets, dtype=np.int64)
+    report(0.0, "preparing publication blocks")
+    plan = plan_blockwise(
+        channels, offsets, config=config, publication_weights=publication_weights,
+        scale=scale, intercept=intercept, k_per_paper=k_per_paper,
+        k_per_reviewer=k_per_reviewer, publication_block=publication_block,
+        keep_dense=_resolve_keep_dense(keep_dense, n_papers, len(offsets) - 1, dense_limit_bytes),
+        minmax=minmax,
+    )
+    if paper_block < 1:
+        raise ValueError("paper_block must be >= 1")
+    embedded = client is None and scheduler_address is None
+    threads = blas_threads if blas_threads is not None else (
+        threads_per_worker if embedded else None
+    )
+    from distributed import as_completed
+
+    accumulator = BlockAccumulator(plan, n_papers)
+    with dask_client(client, scheduler_address, n_workers=n_workers,
+                     threads_per_worker=threads_per_worker) as active:
+        shared = active.scatter(plan, broadcast=True)
+        futures = [
+            active.submit(
+                _score_block_task, shared, paper_block_parts(plan, channels, start, stop),
+                start, threads, pure=False,
+            )
+            for start, stop in paper_block_ranges(n_papers, paper_block)
+        ]
+        report(0.05, f"submitted {len(futures)} paper blocks")
+        for done, future in enumerate(as_completed(futures), start=1):
+            accumulator.add(future.result())
+            report(0.05 + 0.95 * done / len(futures), f"scored {done}/{len(futures)} blocks")
+            future.release()
+    return accumulator.result({"paper_block": paper_block, "publication_block": publication_block,
+                               "engine": "dask"})
+
+
+# ---------------------------------------------------------------------- embedding
+def length_sorted_chunks(texts: Sequence[str], chunk_size: int) -> list[npt.NDArray[np.int64]]:
+    """Index chunks of ``texts``, longest first, ``chunk_size`` each (the unit of work)."""
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    order = np.argsort([-len(t) for t in texts], kind="stable").astype(np.int64)
+    return [order[i : i + chunk_size] for i in range(0, len(order), chunk_size)]
+
+
+def _encoder_for(settings: tuple[Any, ...]) -> FastEncoder:
+    encoder = _WORKER_ENCODERS.get(settings)
+    if encoder is None:
+        model_path, backend, cache_dir, num_threads, batch_size = settings
+        encoder = FastEncoder(model_path, backend=backend, cache_dir=cache_dir,
+                              num_threads=num_threads, batch_size=batch_size)
+        _WORKER_ENCODERS[settings] = encoder
+    return encoder
+
+
+def _encode_task(settings: tuple[Any, ...], texts: list[str]) -> FloatMatrix:
+    return _encoder_for(settings).encode(texts)
+
+
+def _settings(
+    model_path: str | os.PathLike[str] | None, backend: str,
+    cache_dir: str | os.PathLike[str] | None, num_threads: int | None, batch_size: int,
+) -> tuple[Any, ...]:
+    return (None if model_path is None else str(model_path), backend,
+            None if cache_dir is None else str(cache_dir), num_threads, batch_size)
+
+
+def encode_in_chunks(
+    texts: Sequence[str],
+    *,
+    model_path: str | os.PathLike[str] | None = None,
+    backend: str = "auto",
+    cache_dir: str | os.PathLike[str] | None = None,
+    num_threads: int | None = None,
+    batch_size: int = 64,
+    chunk_size: int = 256,
+    progress: Progress | None = None,
+) -> FloatMatrix:
+    """Single-process reference of :func:`dask_encode`: same chunks, same vectors."""
+    texts = list(texts)
+    settings = _settings(model_path, backend, cache_dir, num_threads, batch_size)
+    encoder = _encoder_for(settings)
+    out = np.zeros((len(texts), encoder.dimension), dtype=np.float32)
+    chunks = length_sorted_chunks(texts, chunk_size)
+    for number, index in enumerate(chunks, start=1):
+        out[index] = encoder.encode([texts[i] for i in index])
+        if progress:
+            progress(number / len(chunks), f"embedded {number}/{len(chunks)} chunks")
+    return out
+
+
+def dask_encode(
+    texts: Sequence[str],
+    *,
+    client: Any = None,
+    scheduler_address: str | None = None,
+    n_workers: int = 2,
+    threads_per_worker: int = 1,
+    model_path: str | os.PathLike[str] | None = None,
+    backend: str = "auto",
+    cache_dir: str | os.PathLike[str] | None = None,
+    num_threads: int | None = None,
+    batch_size: int = 64,
+    chunk_size: int = 256,
+    progress: Progress | None = None,
+) -> FloatMatrix:
+    """Embed ``texts`` with one Dask task per length-sorted chunk: float32 (n, dim).
+
+    Each worker process loads the encoder once. ``num_threads``: intra-op threads per
+    encoder (default on an embedded cluster: ``threads_per_worker``). Export of the ONNX
+    model (backends ``onnx*``) happens once per ``cache_dir``; share it between machines or
+    export before starting (``recommender.fast_encoder.export_onnx``).
+    """
+    texts = list(texts)
+    embedded = client is None and scheduler_address is None
+    threads = num_threads if num_threads is not None else (
+        threads_per_worker if embedded else None
+    )
+    settings = _settings(model_path, backend, cache_dir, threads, batch_size)
+    chunks = length_sorted_chunks(texts, chunk_size)
+    from distributed import as_completed
+
+    with dask_client(client, scheduler_address, n_workers=n_workers,
+                     threads_per_worker=threads_per_worker) as active:
+        futures = {
+            active.submit(_encode_task, settings, [texts[i] for i in index], pure=False): index
+            for index in chunks
+        }
+        out: FloatMatrix | None = None
+        for done, future in enumerate(as_completed(futures), start=1):
+            vectors = future.result()
+            if out is None:
+                out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+            out[futures[future]] = vectors
+            if progress:
+                progress(done / len(futures), f"embedded {done}/{len(futures)} chunks")
+    if out is None:
+        return _encoder_for(settings).encode([])
+    return out

@@ -1,0 +1,77 @@
+"""The Dask path gives the same results as the single-process path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from recommender.affinity import AffinityConfig
+from recommender.blockwise import blockwise_affinity
+from recommender.distributed import (
+    dask_blockwise_affinity,
+    dask_client,
+    dask_encode,
+    encode_in_chunks,
+    length_sorted_chunks,
+)
+
+
+def _inputs(seed: int = 0):
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 5, size=19)
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    dense = rng.random((int(offsets[-1]), 40)) * (rng.random((int(offsets[-1]), 40)) < 0.3)
+    papers = rng.random((29, 40)) * (rng.random((29, 40)) < 0.3)
+    return sp.csr_matrix(papers, dtype=np.float32), sp.csr_matrix(dense, dtype=np.float32), offsets
+
+
+@pytest.fixture(scope="module")
+def thread_client():
+    with dask_client(n_workers=1, threads_per_worker=2, processes=False) as client:
+        yield client
+
+
+def test_dask_blockwise_equals_local(thread_client) -> None:
+    papers, pubs, offsets = _inputs(1)
+    config = AffinityConfig(method="tfidf", aggregation="topk", k=2)
+    options = {"config": config, "k_per_paper": 3, "k_per_reviewer": 4, "paper_block": 4,
+               "publication_block": 6, "keep_dense": True}
+    local = blockwise_affinity(papers, pubs, offsets, **options)
+    seen: list[tuple[float, str]] = []
+    remote = dask_blockwise_affinity(papers, pubs, offsets, client=thread_client,
+                                     progress=lambda f, s: seen.append((f, s)), **options)
+    for field in ("by_paper", "by_reviewer"):
+        np.testing.assert_array_equal(getattr(remote, field).indices, getattr(local, field).indices)
+        np.testing.assert_array_equal(getattr(remote, field).values, getattr(local, field).values)
+    np.testing.assert_array_equal(remote.dense_scores(), local.dense_scores())
+    assert seen[-1][0] == pytest.approx(1.0)
+    assert [f for f, _ in seen] == sorted(f for f, _ in seen)
+
+
+def test_dask_blockwise_on_local_processes() -> None:
+    papers, pubs, offsets = _inputs(2)
+    config = AffinityConfig(method="tfidf", aggregation="max")
+    options = {"config": config, "k_per_paper": 2, "k_per_reviewer": 2, "paper_block": 8}
+    local = blockwise_affinity(papers, pubs, offsets, **options)
+    remote = dask_blockwise_affinity(papers, pubs, offsets, n_workers=2, threads_per_worker=1,
+                                     **options)
+    np.testing.assert_array_equal(remote.by_paper.indices, local.by_paper.indices)
+    np.testing.assert_array_equal(remote.by_reviewer.values, local.by_reviewer.values)
+
+
+def test_dask_encode_equals_local_chunks(thread_client) -> None:
+    texts = [f"text number {i} about {'graphs' if i % 2 else 'speech'} " * (1 + i % 4)
+             for i in range(11)]
+    local = encode_in_chunks(texts, backend="torch", chunk_size=4)
+    remote = dask_encode(texts, client=thread_client, backend="torch", chunk_size=4)
+    assert remote.shape == (11, 384)
+    np.testing.assert_allclose(remote, local, rtol=0, atol=1e-6)
+    assert dask_encode([], client=thread_client, backend="torch").shape == (0, 384)
+
+
+def test_length_sorted_chunks_cover_everything_once() -> None:
+    chunks = length_sorted_chunks(["a", "ccc", "bb", "dddd", ""], 2)
+    assert [c.tolist() for c in chunks] == [[3, 1], [2, 0], [4]]
+    with pytest.raises(ValueError, match="chunk_size"):
+        length_sorted_chunks(["a"], 0)
