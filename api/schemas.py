@@ -43,6 +43,14 @@ class TokenIn(BaseModel):
     role: Literal["chair", "viewer"]
 
 
+class MeOut(BaseModel):
+    """The calling token: its name, role and venue (None for a global admin)."""
+
+    name: str
+    role: Literal["admin", "chair", "viewer"]
+    venue_id: str | None
+
+
 class TokenOut(BaseModel):
     name: str
     role: str
@@ -195,6 +203,13 @@ class PairIn(BaseModel):
     reason: str = Field(default="", max_length=1000)
 
 
+class PinIn(PairIn):
+    force: bool = Field(
+        default=False,
+        description="pin even if the reviewer's max load or the paper's demand is exceeded",
+    )
+
+
 class SwapIn(BaseModel):
     paper_id: str = Field(min_length=1, max_length=300)
     remove_reviewer_id: str = Field(min_length=1, max_length=300)
@@ -225,3 +240,26 @@ class AssignmentStatsOut(BaseModel):
     unassigned_reviewers: list[str]
     papers_below_demand: int
     summary: dict[str, Any]
+
+
+class PaperReviewerOut(BaseModel):
+    """A reviewer of a paper in an assignment, with their load there."""
+
+    reviewer_id: str
+    score: float
+    pinned: bool = False
+    rank: int | None = Field(default=None, description="alternates only: 1 = best")
+    load: int = Field(description="papers the reviewer has in this assignment")
+    max_load: int | None = Field(description="the reviewer's max load in this assignment")
+
+
+class PaperAssignmentOut(BaseModel):
+    """A paper's assigned reviewers and the next-best reviewers who could still take it."""
+
+    paper_id: str
+    demand: int | None
+    assigned: list[PaperReviewerOut]
+    alternates: list[PaperReviewerOut] = Field(
+        description="unassigned, conflict-free stored candidates with load below their max, "
+        "best score first (matching.alternates)"
+    )

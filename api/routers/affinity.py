@@ -20,6 +20,7 @@ from api.schemas import AffinityJobIn, AffinityRunOut, ConflictOut, JobOut, Page
 from api.store import (
     audit,
     corpus_version,
+    latest_run,
     paginate,
     pair_marks,
     require_paper,
@@ -103,8 +104,16 @@ def _run_out(session: Session, run: Any) -> AffinityRunOut:
 
 @router.get("/venues/{venue_id}/affinity", response_model=AffinityRunOut)
 def get_affinity_run(venue_id: str, principal: Reader, session: SessionDep) -> AffinityRunOut:
-    """The latest affinity run: configuration, score histogram and summary statistics."""
-    return _run_out(session, require_run(session, venue_id))
+    """The latest affinity run: configuration, score histogram and summary statistics
+    (404 while the venue has none)."""
+    run = latest_run(session, venue_id)
+    if run is None:
+        raise HTTPException(
+            status.HTTP_404_NOT_FOUND,
+            f"venue {venue_id!r} has no affinity run yet: "
+            f"POST /venues/{venue_id}/affinity/jobs first",
+        )
+    return _run_out(session, run)
 
 
 def pair_score(

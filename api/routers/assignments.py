@@ -11,7 +11,17 @@ from typing import Annotated, Any
 
 import numpy as np
 import pandas as pd
-from fastapi import APIRouter, Depends, HTTPException, Query, Request, status
+from fastapi import (
+    APIRouter,
+    Depends,
+    File,
+    Form,
+    HTTPException,
+    Query,
+    Request,
+    UploadFile,
+    status,
+)
 from fastapi.responses import StreamingResponse
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
@@ -19,6 +29,7 @@ from sqlalchemy.orm import Session
 from api.auth import Principal, Reader, Writer
 from api.db import get_session
 from api.models import (
+    AffinityScore,
     AssignmentPair,
     AssignmentRow,
     Conflict,
@@ -28,6 +39,7 @@ from api.models import (
     utcnow,
 )
 from api.routers.affinity import ExportFormat, pair_score, start_job, stream_rows
+from api.routers.corpus import read_upload
 from api.schemas import (
     AssignedPairOut,
     AssignmentIn,
@@ -36,10 +48,15 @@ from api.schemas import (
     JobOut,
     Page,
     PairIn,
+    PaperAssignmentOut,
+    PaperReviewerOut,
+    PinIn,
     SwapIn,
 )
 from api.store import audit, not_found, paginate, require_paper, require_reviewer, require_run
 from api.tasks import json_safe
+from recommender.corpus import InputError, Problem
+from recommender.io import read_custom_max_papers
 
 router = APIRouter(tags=["assignments"])
 SessionDep = Annotated[Session, Depends(get_session)]
@@ -73,14 +90,14 @@ def require_draft(
     return row
 
 
-@router.post(
-    "/venues/{venue_id}/assignments", status_code=status.HTTP_202_ACCEPTED, response_model=JobOut
-)
-def create_assignment(
-    venue_id: str, body: AssignmentIn, request: Request, principal: Writer, session: SessionDep
+def _start_assignment(
+    venue_id: str,
+    body: AssignmentIn,
+    request: Request,
+    principal: Principal,
+    session: Session,
 ) -> Any:
-    """Solve an assignment in the background from the latest affinities, the venue's
-    conflicts (incl. forbids) and pins (forced). The job's result names the new draft."""
+    """Validate ``body`` against the venue and queue the solve job."""
     from matching import get_solver
 
     if body.solver != "auto":
@@ -116,6 +133,62 @@ def create_assignment(
         )
     params = {**body.model_dump(), "affinity_run_id": run.id}
     return start_job(request, session, venue_id, "assignment", params, principal.name)
+
+
+@router.post(
+    "/venues/{venue_id}/assignments", status_code=status.HTTP_202_ACCEPTED, response_model=JobOut
+)
+def create_assignment(
+    venue_id: str, body: AssignmentIn, request: Request, principal: Writer, session: SessionDep
+) -> Any:
+    """Solve an assignment in the background from the latest affinities, the venue's
+    conflicts (incl. forbids) and pins (forced). The job's result names the new draft."""
+    return _start_assignment(venue_id, body, request, principal, session)
+
+
+@router.post(
+    "/venues/{venue_id}/assignments/with-max-papers",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=JobOut,
+)
+async def create_assignment_with_max_papers(
+    venue_id: str,
+    request: Request,
+    principal: Writer,
+    session: SessionDep,
+    max_papers: Annotated[
+        UploadFile,
+        File(description="CSV reviewer_id,max: per-reviewer maximum number of papers"),
+    ],
+    parameters: Annotated[
+        str, Form(description="the solve request (AssignmentIn) as JSON text")
+    ] = "{}",
+) -> Any:
+    """Solve like ``POST /venues/{venue_id}/assignments``, with per-reviewer max loads from
+    a ``reviewer_id,max`` CSV (OpenReview custom max papers). Rows of the file override
+    ``custom_max_load`` entries of ``parameters``; the merged map is stored with the draft's
+    parameters, so a re-solve posting them keeps it. 422 names every bad row or unknown
+    reviewer; nothing is started then."""
+    name = max_papers.filename or "max-papers.csv"
+    try:
+        body = AssignmentIn.model_validate_json(parameters or "{}")
+    except ValueError as error:
+        raise HTTPException(
+            status.HTTP_422_UNPROCESSABLE_CONTENT, f"parameters: {error}"
+        ) from error
+    caps = read_custom_max_papers(await read_upload(request, max_papers), name)
+    known = set(session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id)))
+    unknown = sorted(set(caps["reviewer_id"]) - known)
+    if unknown:
+        raise InputError(
+            [Problem(name, None, "reviewer_id", f"unknown reviewer id {r!r}") for r in unknown]
+        )
+    merged = {
+        **body.custom_max_load,
+        **{str(r): int(m) for r, m in zip(caps["reviewer_id"], caps["max"], strict=True)},
+    }
+    body = body.model_copy(update={"custom_max_load": merged})
+    return _start_assignment(venue_id, body, request, principal, session)
 
 
 @router.get("/venues/{venue_id}/assignments", response_model=Page[AssignmentOut])
@@ -240,6 +313,132 @@ def assignment_stats(
 
 
 @router.get(
+    "/venues/{venue_id}/assignments/{assignment_id}/papers/{paper_id}",
+    response_model=PaperAssignmentOut,
+)
+def paper_in_assignment(
+    venue_id: str,
+    assignment_id: int,
+    paper_id: str,
+    principal: Reader,
+    session: SessionDep,
+    alternates: Annotated[int, Query(ge=0, le=100)] = 3,
+) -> PaperAssignmentOut:
+    """A paper's assigned reviewers and up to ``alternates`` next-best reviewers.
+
+    Alternates (``matching.alternates``) are the assignment's affinity-run candidates of the
+    paper (its stored scores) that are not assigned, not in conflict, and whose load in this
+    assignment is below their max load, best score first."""
+    from matching import Assignment, AssignmentProblem
+    from matching import alternates as next_best
+
+    row = require_assignment(session, venue_id, assignment_id, principal)
+    require_paper(session, venue_id, paper_id)
+    parameters = row.parameters or {}
+    demand = parameters.get("reviewers_per_paper")
+    assigned = pd.DataFrame(
+        session.execute(
+            select(AssignmentPair.reviewer_id, AssignmentPair.score, AssignmentPair.pinned)
+            .where(AssignmentPair.assignment_id == row.id, AssignmentPair.paper_id == paper_id)
+            .order_by(AssignmentPair.score.desc(), AssignmentPair.reviewer_id)
+        ).all(),
+        columns=["reviewer_id", "score", "pinned"],
+    )
+    loads = dict(
+        session.execute(
+            select(AssignmentPair.reviewer_id, func.count())
+            .where(AssignmentPair.assignment_id == row.id)
+            .group_by(AssignmentPair.reviewer_id)
+        ).all()
+    )
+    candidates = pd.DataFrame(
+        session.execute(
+            select(AffinityScore.reviewer_id, AffinityScore.score).where(
+                AffinityScore.run_id == row.affinity_run_id, AffinityScore.paper_id == paper_id
+            )
+        ).all()
+        if row.affinity_run_id is not None
+        else [],
+        columns=["reviewer_id", "score"],
+    )
+    # the assigned pairs are rows of the table even if the run does not hold them (a pin
+    # scored on a later run): alternates() needs the assignment as a subset of the pairs
+    table = pd.concat(
+        [assigned[["reviewer_id", "score"]], candidates], ignore_index=True
+    ).drop_duplicates("reviewer_id", keep="first")
+    reviewer_ids = [str(r) for r in table["reviewer_id"]]
+    assigned_ids = set(assigned["reviewer_id"])
+    unlimited = np.iinfo(np.int32).max
+
+    def max_of(reviewer_id: str) -> int | None:
+        return reviewer_max_load(parameters, reviewer_id)
+
+    remaining = pd.Series(
+        [
+            max(0, (max_of(r) if max_of(r) is not None else unlimited) - loads.get(r, 0))
+            for r in reviewer_ids
+        ],
+        index=pd.Index(reviewer_ids),
+        dtype=np.int64,
+    )
+    in_table = set(reviewer_ids)
+    conflicted = sorted(
+        {
+            str(r)
+            for r in session.scalars(
+                select(Conflict.reviewer_id).where(
+                    Conflict.venue_id == venue_id, Conflict.paper_id == paper_id
+                )
+            )
+        }
+        & (in_table - assigned_ids)
+    )
+    problem = AssignmentProblem.from_pairs(
+        np.full(len(table), paper_id, dtype=object),
+        table["reviewer_id"].to_numpy(dtype=object),
+        table["score"].to_numpy(dtype=np.float64),
+        demand=int(demand or 0),
+        max_load=remaining,
+        conflicts=(np.full(len(conflicted), paper_id, dtype=object), np.array(conflicted))
+        if conflicted
+        else None,
+        paper_ids=[paper_id],
+        reviewer_ids=reviewer_ids,
+    )
+    pair_reviewer_ids = np.asarray(problem.reviewer_ids, dtype=object)[problem.pair_reviewer]
+    selected = np.flatnonzero(np.isin(pair_reviewer_ids, list(assigned_ids))).astype(np.int64)
+    total = float(problem.pair_score[selected].sum())
+    stored = Assignment(
+        problem=problem, selected=selected, objective=total, upper_bound=total, solver="stored"
+    )
+    best = next_best(problem, stored, alternates)
+    return PaperAssignmentOut(
+        paper_id=paper_id,
+        demand=None if demand is None else int(demand),
+        assigned=[
+            PaperReviewerOut(
+                reviewer_id=r,
+                score=float(score),
+                pinned=bool(pinned),
+                load=loads.get(r, 0),
+                max_load=max_of(r),
+            )
+            for r, score, pinned in assigned.itertuples(index=False)
+        ],
+        alternates=[
+            PaperReviewerOut(
+                reviewer_id=r,
+                score=float(score),
+                rank=int(rank),
+                load=loads.get(r, 0),
+                max_load=max_of(r),
+            )
+            for r, score, rank in best[["reviewer_id", "score", "rank"]].itertuples(index=False)
+        ],
+    )
+
+
+@router.get(
     "/venues/{venue_id}/assignments/{assignment_id}/export", response_class=StreamingResponse
 )
 def export_assignment(
@@ -282,6 +481,61 @@ def _hard_conflicts(
     )
 
 
+def _refuse_conflict(session: Session, venue_id: str, paper_id: str, reviewer_id: str) -> None:
+    """409 if the pair is a conflict of interest (a chair's forbid is not: adding lifts it)."""
+    blocking = [
+        c for c in _hard_conflicts(session, venue_id, paper_id, reviewer_id) if c.source != "forbid"
+    ]
+    if blocking:
+        reasons = "; ".join(f"{c.source}: {c.reason}" for c in blocking)
+        raise HTTPException(
+            status.HTTP_409_CONFLICT,
+            f"({paper_id}, {reviewer_id}) is a conflict of interest ({reasons})",
+        )
+
+
+def reviewer_max_load(parameters: dict[str, Any], reviewer_id: str) -> int | None:
+    """A reviewer's max load under an assignment's stored solve parameters (None: no limit)."""
+    custom = parameters.get("custom_max_load") or {}
+    if reviewer_id in custom:
+        return int(custom[reviewer_id])
+    max_load = parameters.get("max_load")
+    return None if max_load is None else int(max_load)
+
+
+def _overfilled_limits(
+    session: Session, row: AssignmentRow, paper_id: str, reviewer_id: str
+) -> list[str]:
+    """The limits adding (paper, reviewer) to the draft would break: the reviewer's max load
+    and the paper's demand (reviewers_per_paper). Empty if the pair is already there."""
+    if session.get(AssignmentPair, (row.id, paper_id, reviewer_id)) is not None:
+        return []
+
+    def count(*where: Any) -> int:
+        return int(
+            session.scalar(
+                select(func.count()).where(AssignmentPair.assignment_id == row.id, *where)
+            )
+            or 0
+        )
+
+    limits = []
+    max_load = reviewer_max_load(row.parameters, reviewer_id)
+    load = count(AssignmentPair.reviewer_id == reviewer_id)
+    if max_load is not None and load + 1 > max_load:
+        limits.append(
+            f"reviewer {reviewer_id!r} would review {load + 1} papers, over their max load "
+            f"of {max_load}"
+        )
+    demand = row.parameters.get("reviewers_per_paper")
+    reviewers = count(AssignmentPair.paper_id == paper_id)
+    if demand is not None and reviewers + 1 > int(demand):
+        limits.append(
+            f"paper {paper_id!r} would get {reviewers + 1} reviewers, over its demand of {demand}"
+        )
+    return limits
+
+
 def _add_pair(
     request: Request,
     session: Session,
@@ -292,15 +546,7 @@ def _add_pair(
     *,
     pinned: bool,
 ) -> None:
-    blocking = [
-        c for c in _hard_conflicts(session, venue_id, paper_id, reviewer_id) if c.source != "forbid"
-    ]
-    if blocking:
-        reasons = "; ".join(f"{c.source}: {c.reason}" for c in blocking)
-        raise HTTPException(
-            status.HTTP_409_CONFLICT,
-            f"({paper_id}, {reviewer_id}) is a conflict of interest ({reasons})",
-        )
+    _refuse_conflict(session, venue_id, paper_id, reviewer_id)
     session.execute(
         delete(Conflict).where(
             Conflict.venue_id == venue_id,
@@ -331,15 +577,28 @@ def _add_pair(
 def pin_pair(
     venue_id: str,
     assignment_id: int,
-    body: PairIn,
+    body: PinIn,
     request: Request,
     principal: Writer,
     session: SessionDep,
 ) -> AssignmentPair:
-    """Require a pair: added to this draft and forced in every later solve."""
+    """Require a pair: added to this draft and forced in every later solve.
+
+    409 if the pair is a conflict of interest, or if adding it would exceed the reviewer's
+    max load or the paper's demand in this draft (the message names the limits) unless
+    ``force`` is true."""
     row = require_draft(session, venue_id, assignment_id, principal)
     require_paper(session, venue_id, body.paper_id)
     require_reviewer(session, venue_id, body.reviewer_id)
+    _refuse_conflict(session, venue_id, body.paper_id, body.reviewer_id)
+    limits = _overfilled_limits(session, row, body.paper_id, body.reviewer_id)
+    if limits and not body.force:
+        raise HTTPException(
+            status.HTTP_409_CONFLICT,
+            f"pinning ({body.paper_id}, {body.reviewer_id}) would overfill draft "
+            f"{assignment_id}: {'; '.join(limits)}. Swap a reviewer out instead, or send "
+            "force=true to pin anyway",
+        )
     _add_pair(request, session, venue_id, row, body.paper_id, body.reviewer_id, pinned=True)
     if session.get(Pin, (venue_id, body.paper_id, body.reviewer_id)) is None:
         session.add(
@@ -360,6 +619,7 @@ def pin_pair(
         paper_id=body.paper_id,
         reviewer_id=body.reviewer_id,
         reason=body.reason,
+        overfilled=limits,
     )
     session.commit()
     pair = session.get(AssignmentPair, (row.id, body.paper_id, body.reviewer_id))

@@ -11,13 +11,19 @@ from sqlalchemy.orm import Session
 from api.auth import Admin, CurrentPrincipal, Reader, create_token
 from api.db import get_session
 from api.models import AuditEntry, Venue
-from api.schemas import AuditOut, Page, TokenIn, TokenOut, VenueIn, VenueOut
+from api.schemas import AuditOut, MeOut, Page, TokenIn, TokenOut, VenueIn, VenueOut
 from api.store import audit, paginate
 
 router = APIRouter(tags=["venues"])
 SessionDep = Annotated[Session, Depends(get_session)]
 Limit = Annotated[int, Query(ge=1, le=1000)]
 Offset = Annotated[int, Query(ge=0)]
+
+
+@router.get("/me", response_model=MeOut)
+def who_am_i(principal: CurrentPrincipal) -> MeOut:
+    """The calling token's name, role (admin, chair or viewer) and venue (None for admin)."""
+    return MeOut(name=principal.name, role=principal.role, venue_id=principal.venue_id)
 
 
 @router.post("/venues", status_code=status.HTTP_201_CREATED, response_model=VenueOut)

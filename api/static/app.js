@@ -8,6 +8,7 @@ import {
 const V = (venue) => `/venues/${encodeURIComponent(venue)}`;
 const q = encodeURIComponent;
 const EP = {
+  me: () => "/me",
   venues: () => "/venues",
   venue: (v) => V(v),
   upload: (v, kind) => `${V(v)}/${kind}/upload`,
@@ -26,6 +27,8 @@ const EP = {
   assignment: (v, a) => `${V(v)}/assignments/${a}`,
   assignmentPairs: (v, a) => `${V(v)}/assignments/${a}/pairs`,
   assignmentStats: (v, a) => `${V(v)}/assignments/${a}/stats`,
+  assignmentPaper: (v, a, p) => `${V(v)}/assignments/${a}/papers/${q(p)}`,
+  startAssignmentWithMaxPapers: (v) => `${V(v)}/assignments/with-max-papers`,
   pin: (v, a) => `${V(v)}/assignments/${a}/pin`,
   unpin: (v, a) => `${V(v)}/assignments/${a}/unpin`,
   forbid: (v, a) => `${V(v)}/assignments/${a}/forbid`,
@@ -39,6 +42,7 @@ const EP = {
 // ---- state and tiny DOM helpers ------------------------------------------------------------
 const state = {
   api: new Api(sessionStorage.getItem("recommender.token") ?? ""),
+  me: null, // {name, role, venue_id} of the token (GET /me)
   venue: null,
   venues: [],
   papers: [],
@@ -164,12 +168,21 @@ function showView(id) {
   $("#venue-select-label").hidden = id !== "console-view";
 }
 
+/** May the signed-in token change the open venue (upload, run jobs, edit, deploy)? */
+function canWrite() {
+  const me = state.me;
+  return !!me && (me.role === "admin" || (me.role === "chair" && me.venue_id === state.venue));
+}
+
 async function signIn(token) {
   state.api = new Api(token);
-  const venues = await state.api.all(EP.venues());
+  const [me, venues] = await Promise.all([state.api.get(EP.me()), state.api.all(EP.venues())]);
   sessionStorage.setItem("recommender.token", token);
+  state.me = me;
   state.venues = venues;
-  $("#whoami").textContent = "Signed in";
+  // CSS hides the controls marked data-requires="write"/"admin" that this role may not use
+  document.body.dataset.role = me.role;
+  $("#whoami").textContent = `Signed in as ${me.name} (${me.role}${me.venue_id ? " of " + me.venue_id : ""})`;
   renderVenueChoices();
   const remembered = sessionStorage.getItem("recommender.venue");
   if (remembered && venues.some((v) => v.id === remembered)) {
@@ -311,7 +324,7 @@ function setupUploads() {
 function formValues(form) {
   const data = {};
   for (const element of form.elements) {
-    if (!element.name || element.type === "submit") continue;
+    if (!element.name || element.type === "submit" || element.type === "file") continue;
     if (element.type === "checkbox") data[element.name] = element.checked;
     else if (element.type === "number") data[element.name] = element.value === "" ? null : Number(element.value);
     else data[element.name] = element.value;
@@ -351,9 +364,26 @@ function setupJobForms() {
     if (values.objective === "fairness") body.fairness_keep = values.fairness_keep ?? 1;
     if (values.min_score != null) body.min_score = values.min_score;
     if (values.max_per_affiliation != null) body.max_per_affiliation = values.max_per_affiliation;
-    await busy(form.querySelector("button"), form.querySelector(".error-box"), async () => {
-      const job = await state.api.post(EP.startAssignment(state.venue), body);
-      say(`Assignment job ${job.id} started.`);
+    const attribute = (values.require_attribute_name ?? "").trim();
+    if (attribute) {
+      body.require_attribute = {
+        name: attribute, value: (values.require_attribute_value ?? "").trim(),
+        min_count: values.require_attribute_min_count ?? 1,
+      };
+    }
+    const maxPapers = form.querySelector('input[name="max_papers_file"]').files?.[0];
+    await busy(form.querySelector('button[type="submit"]'), form.querySelector(".error-box"), async () => {
+      let job;
+      if (maxPapers) {
+        // per-reviewer max papers: the solve request as a JSON field next to the CSV
+        const data = new FormData();
+        data.append("parameters", JSON.stringify(body));
+        data.append("max_papers", maxPapers, maxPapers.name);
+        job = await state.api.request("POST", EP.startAssignmentWithMaxPapers(state.venue), { form: data });
+      } else {
+        job = await state.api.post(EP.startAssignment(state.venue), body);
+      }
+      say(`Assignment job ${job.id} started${maxPapers ? ` with the max papers of ${maxPapers.name}` : ""}.`);
       trackJob(job);
     }, "Could not start the assignment");
   });
@@ -391,7 +421,7 @@ function jobCard(job) {
   stateLabel.className = `state-${job.state}`;
   card.querySelector(".job-stage").textContent = job.stage ?? "";
   const cancel = card.querySelector('[data-testid="cancel-job"]');
-  cancel.hidden = !ACTIVE.has(job.state);
+  cancel.hidden = !ACTIVE.has(job.state) || !canWrite();
   if (job.cancel_requested) { cancel.disabled = true; cancel.textContent = "Cancelling…"; }
   const bar = card.querySelector("progress");
   bar.value = fraction;
@@ -509,11 +539,13 @@ function conflictTag(conflict) {
   return reasons.length ? h("span", { class: "tag conflict" }, `conflict: ${reasons.join("; ")}`) : null;
 }
 
+/** The paper in the shown assignment: assigned reviewers and the service's alternates
+ * (unassigned, conflict-free, below their max load, best first). */
 async function assignedPairsOfPaper(paperId) {
   const assignment = currentAssignment() ?? state.assignments[0];
-  if (!assignment) return { assignment: null, pairs: [] };
-  const pairs = await state.api.all(EP.assignmentPairs(state.venue, assignment.id), { paper_id: paperId });
-  return { assignment, pairs };
+  if (!assignment) return { assignment: null, pairs: [], alternates: [] };
+  const paper = await state.api.get(EP.assignmentPaper(state.venue, assignment.id, paperId), { alternates: ALTERNATES });
+  return { assignment, pairs: paper.assigned, alternates: paper.alternates };
 }
 
 const ALTERNATES = 3;
@@ -527,18 +559,16 @@ async function showPaper(paperId) {
   ]);
   const topItems = Array.isArray(top) ? top : top.items;
   const assignedIds = new Set(assigned.pairs.map((p) => p.reviewer_id));
-  // alternates: the best-scored reviewers of the paper that are not assigned and not in conflict
-  const alternateIds = new Set(assigned.assignment ? topItems
-    .filter((r) => !assignedIds.has(r.reviewer_id) && !(r.conflict?.length))
-    .slice(0, ALTERNATES).map((r) => r.reviewer_id) : []);
+  const alternates = new Map(assigned.alternates.map((a) => [a.reviewer_id, a]));
   const explainButton = (reviewerId) => h("button", {
     type: "button", class: "small-btn", "data-testid": "explain",
     onclick: (event) => busy(event.currentTarget, null, () => explainPair(paperId, reviewerId), "Explaining the score"),
   }, "Why?");
   const rows = [...topItems];
-  for (const pair of assigned.pairs) {
+  for (const pair of [...assigned.pairs, ...assigned.alternates]) {
     if (!rows.some((r) => r.reviewer_id === pair.reviewer_id)) rows.push(pair);
   }
+  const loadText = (a) => (a.max_load != null ? `load ${a.load}/${a.max_load}` : `load ${a.load}`);
   const title = state.paperTitles.get(paperId) ?? "";
   host.replaceChildren(
     h("p", {}, h("strong", {}, title), " ", h("span", { class: "muted" }, paperId)),
@@ -548,7 +578,8 @@ async function showPaper(paperId) {
       { label: "Score", num: true, render: (r) => niceNumber(r.score) },
       { label: "Status", render: (r) => h("span", {},
         assignedIds.has(r.reviewer_id) ? h("span", { class: "tag assigned" }, "assigned") : null,
-        alternateIds.has(r.reviewer_id) ? h("span", { class: "tag alternate" }, "alternate") : null,
+        alternates.has(r.reviewer_id) ? h("span", { class: "tag alternate", title: loadText(alternates.get(r.reviewer_id)) },
+          `alternate #${alternates.get(r.reviewer_id).rank} (${loadText(alternates.get(r.reviewer_id))})`) : null,
         assigned.pairs.find((p) => p.reviewer_id === r.reviewer_id)?.pinned ? h("span", { class: "tag pinned" }, "pinned") : null,
         bidTag(r.bid), conflictTag(r.conflict)) },
       { label: "Explanation", render: (r) => explainButton(r.reviewer_id) },
@@ -806,7 +837,7 @@ function renderPairs() {
   const query = ($("#pairs-query").value ?? "").trim().toLowerCase();
   const pairs = (state.currentPairs ?? []).filter((p) => !query || p.paper_id.toLowerCase().includes(query) || p.reviewer_id.toLowerCase().includes(query));
   // only drafts can be edited (the service answers 409 otherwise); deployed ones are re-solved
-  const canEdit = currentAssignment()?.state === "draft";
+  const canEdit = currentAssignment()?.state === "draft" && canWrite();
   $("#pairs-table").replaceChildren(
     h("p", { class: "muted" }, `${pairs.length} pairs${query ? " matching " + query : ""} (first 300 shown)`),
     table([
@@ -823,7 +854,7 @@ function renderPairs() {
 function renderPins() {
   const assignment = currentAssignment();
   const pins = (state.currentPairs ?? []).filter((p) => p.pinned);
-  const editable = assignment?.state === "draft";
+  const editable = assignment?.state === "draft" && canWrite();
   $("#pins-list").replaceChildren(pins.length ? h("div", {}, h("h4", {}, `Pinned pairs (${pins.length}) — kept by every re-solve`),
     table([
       { label: "Paper", key: "paper_id" }, { label: "Reviewer", key: "reviewer_id" },
@@ -835,19 +866,37 @@ function renderPins() {
     ], pins, { "data-testid": "pins" })) : h("p", { class: "muted" }, "No pinned pairs in this assignment."));
 }
 
-async function editPair(action, paperId, reviewerId, button) {
+/** A pin the service refused because it would overfill the draft (409 naming the limits,
+ * which mentions force=true): offer to pin anyway next to the message. */
+function offerForcedPin(error, paperId, reviewerId) {
+  if (!(error instanceof ApiError) || error.status !== 409 || !error.message.includes("force=true")) return;
+  const box = $("#assignment-status");
+  box.append(h("p", { class: "force-offer" },
+    h("button", { type: "button", "data-testid": "force-pin",
+      onclick: (event) => editPair("pin", paperId, reviewerId, event.currentTarget, true) }, "Pin anyway"),
+    " ", h("span", { class: "muted" }, "The pair is added above the limit; later re-solves keep it as a forced pair.")));
+}
+
+async function editPair(action, paperId, reviewerId, button, force = false) {
   const assignment = currentAssignment();
+  let refused = null;
   await busy(button, $("#assignment-status"), async () => {
     if (!assignment) throw new UserError("No assignment selected: solve one under Compute first.");
     if (action === "pin") {
-      await state.api.post(EP.pin(state.venue, assignment.id), { paper_id: paperId, reviewer_id: reviewerId });
-      say(`Pinned ${reviewerId} to ${paperId}: kept in this draft and in every re-solve.`);
+      try {
+        await state.api.post(EP.pin(state.venue, assignment.id), { paper_id: paperId, reviewer_id: reviewerId, force });
+      } catch (error) {
+        refused = error;
+        throw error;
+      }
+      say(`Pinned ${reviewerId} to ${paperId}${force ? " above the limit" : ""}: kept in this draft and in every re-solve.`);
     } else {
       await state.api.post(EP.forbid(state.venue, assignment.id), { paper_id: paperId, reviewer_id: reviewerId });
       say(`Forbade ${reviewerId} for ${paperId}: removed here and never assigned by a re-solve.`);
     }
     await refreshAssignments();
   }, action === "pin" ? "Pinning the pair" : "Forbidding the pair");
+  if (refused) offerForcedPin(refused, paperId, reviewerId);
 }
 
 function setupAssignment() {
@@ -1017,6 +1066,8 @@ function setupSession() {
     state.polling.forEach((timer) => clearInterval(timer));
     state.polling.clear();
     state.venue = null;
+    state.me = null;
+    delete document.body.dataset.role;
     state.api = new Api("");
     $("#token-input").value = "";
     showView("signin-view");

@@ -146,10 +146,10 @@ def test_edits_resolve_and_deploy(api: Api) -> None:
     assert api.call("GET", base, viewer).status_code == 404
     assert api.call("GET", f"/venues/{venue}/assignments", viewer).json()["total"] == 0
 
-    # pin an off-diagonal pair, forbid a chosen one, swap another
-    pinned = api.call(
-        "POST", f"{base}/pin", chair, json={"paper_id": "P2", "reviewer_id": "Lena_Language1"}
-    )
+    # pin an off-diagonal pair (above P2's demand of 1: forced), forbid a chosen one, swap
+    off_diagonal = {"paper_id": "P2", "reviewer_id": "Lena_Language1"}
+    assert api.call("POST", f"{base}/pin", chair, json=off_diagonal).status_code == 409
+    pinned = api.call("POST", f"{base}/pin", chair, json={**off_diagonal, "force": True})
     assert pinned.status_code == 200, pinned.text
     assert pinned.json()["pinned"] is True
     forbidden = api.call(

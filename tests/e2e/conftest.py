@@ -125,9 +125,11 @@ def page(browser: Any, live_server: LiveServer, console_errors: list[str]) -> It
     page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
     page.on(
         "console",
-        lambda message: errors.append(f"console.{message.type}: {message.text}")
-        if message.type == "error" and "Failed to load resource" not in message.text
-        else None,
+        lambda message: (
+            errors.append(f"console.{message.type}: {message.text}")
+            if message.type == "error" and "Failed to load resource" not in message.text
+            else None
+        ),
     )
     try:
         yield page

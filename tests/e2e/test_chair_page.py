@@ -78,8 +78,9 @@ def compute_affinity(page: Any, method: str = "tfidf") -> None:
     expect(card.get_by_test_id("job-progress")).to_contain_text("100%")
 
 
-def solve(page: Any, *, solver: str = "flow", max_load: int = 10, objective: str = "max_total"
-          ) -> None:
+def solve(
+    page: Any, *, solver: str = "flow", max_load: int = 10, objective: str = "max_total"
+) -> None:
     open_tab(page, "Compute")
     page.get_by_label("Reviewers per paper").fill("3")
     page.get_by_label("Max papers per reviewer").fill(str(max_load))
@@ -97,6 +98,7 @@ def test_chair_workflow(
 ) -> None:
     venue_id = f"e2e-{uuid.uuid4().hex[:6]}"
     sign_in(page, live_server.admin_token)
+    expect(page.get_by_test_id("whoami")).to_contain_text("e2e-admin (admin)")
     screenshot(page, "01-venues")
     create_venue(page, venue_id)
 
@@ -114,8 +116,12 @@ def test_chair_workflow(
 
     # a bid and a conflict on the first paper's two best reviewers, uploaded through the page
     first_paper = "iclr2026-000-01"
-    bidder, conflicted = (r["reviewer_id"] for r in _api(
-        live_server, f"/venues/{venue_id}/papers/{first_paper}/reviewers", limit=2)["items"])
+    bidder, conflicted = (
+        r["reviewer_id"]
+        for r in _api(live_server, f"/venues/{venue_id}/papers/{first_paper}/reviewers", limit=2)[
+            "items"
+        ]
+    )
     bids = tmp_path / "bids.csv"
     bids.write_text(f"paper_id,reviewer_id,bid\n{first_paper},{bidder},High\n", encoding="utf-8")
     constraints = tmp_path / "constraints.csv"
@@ -152,7 +158,10 @@ def test_chair_workflow(
     conflict_row = reviewers.locator("tr", has_text=conflicted)
     expect(conflict_row).to_contain_text("conflict")
     expect(conflict_row.locator(".tag.assigned")).to_have_count(0)
+    # alternates come from the service: not assigned, no conflict, below their max load
     expect(reviewers.locator(".tag.alternate").first).to_be_visible()
+    expect(reviewers.locator(".tag.alternate").first).to_contain_text("alternate #1 (load ")
+    expect(conflict_row.locator(".tag.alternate")).to_have_count(0)
     reviewers.get_by_role("button", name="Why?").first.click()
     explanation = page.get_by_test_id("explanation")
     expect(explanation.get_by_test_id("explain-publications").locator("li").first).to_be_visible()
@@ -176,6 +185,14 @@ def test_chair_workflow(
     page.get_by_label("Paper id", exact=True).fill(paper_id)
     page.get_by_label("Reviewer id", exact=True).fill(reviewer_id)
     page.get_by_role("button", name="Pin pair").click()
+    # the paper already has its 3 reviewers: the service refuses, naming the limit, and the
+    # page offers to pin anyway
+    refusal = page.locator("#assignment-status")
+    expect(refusal).to_contain_text("would overfill")
+    expect(refusal).to_contain_text(f"paper '{paper_id}' would get 4 reviewers")
+    expect(page.get_by_test_id("pins")).to_have_count(0)
+    page.get_by_test_id("force-pin").click()
+    expect(refusal).to_be_hidden()
     pins = page.get_by_test_id("pins")
     expect(pins).to_contain_text(paper_id)
     expect(pins).to_contain_text(reviewer_id)
@@ -242,8 +259,12 @@ def _api(live_server: LiveServer, path: str, **params: Any) -> Any:
     """GET an API path as the admin (for test setup and for picking ids to act on)."""
     import httpx
 
-    response = httpx.get(f"{live_server.url}{path}", params=params, timeout=30,
-                         headers={"Authorization": f"Bearer {live_server.admin_token}"})
+    response = httpx.get(
+        f"{live_server.url}{path}",
+        params=params,
+        timeout=30,
+        headers={"Authorization": f"Bearer {live_server.admin_token}"},
+    )
     assert response.status_code == 200, response.text
     return response.json()
 
@@ -274,13 +295,19 @@ def test_bad_token_is_reported_in_words(page: Any, console_errors: list[str]) ->
 
 
 def test_chair_token_sees_its_venue_and_cancels_a_job(
-    page: Any, live_server: LiveServer, sample_files: dict[str, Any], console_errors: list[str]
+    page: Any,
+    live_server: LiveServer,
+    sample_files: dict[str, Any],
+    console_errors: list[str],
+    tmp_path: Path,
 ) -> None:
     venue_id = f"e2e-{uuid.uuid4().hex[:6]}"
     chair = live_server.token("chair", venue_id, f"chair@{venue_id}")
     sign_in(page, chair)
     # a chair token has one venue: the console opens on it directly
     expect(page.locator("#venue-heading")).to_have_text(venue_id)
+    expect(page.get_by_test_id("whoami")).to_contain_text(f"(chair of {venue_id})")
+    expect(page.get_by_role("button", name="Create venue")).to_be_hidden()
     upload_sample(page, sample_files)
     open_tab(page, "Compute")
     page.get_by_label("Method").select_option("embedding")
@@ -290,11 +317,33 @@ def test_chair_token_sees_its_venue_and_cancels_a_job(
     expect(card.get_by_test_id("job-state")).to_have_text("cancelled", timeout=JOB_TIMEOUT_MS)
     expect(page.locator("#global-status")).to_contain_text("cancelled")
     screenshot(page, "08-job-cancelled", full_page=False)
-    # solving without scores is refused, and the refusal is shown next to the form
-    solve(page)
+    # solving without scores is refused, and the refusal is shown next to the form; the
+    # request carries the required attribute set on the form
+    open_tab(page, "Compute")
+    page.get_by_label("Required reviewer attribute").fill("seniority")
+    page.get_by_label("Required attribute value").fill("senior")
+    page.get_by_label("Reviewers with it per paper (at least)").fill("2")
+    with page.expect_request(
+        lambda r: r.method == "POST" and r.url.endswith(f"/venues/{venue_id}/assignments")
+    ) as solve_request:
+        solve(page)
+    assert solve_request.value.post_data_json["require_attribute"] == {
+        "name": "seniority",
+        "value": "senior",
+        "min_count": 2,
+    }
     error = page.locator("#assignment-form .error-box")
     expect(error).to_be_visible()
     expect(error).to_contain_text("no affinit")
+    # a max papers CSV sends the solve as multipart; an unknown reviewer is reported by row
+    caps = tmp_path / "max-papers.csv"
+    caps.write_text("reviewer_id,max\n~No_Such_Reviewer1,2\n", encoding="utf-8")
+    page.get_by_label("Per-reviewer max papers (CSV, optional)").set_input_files(str(caps))
+    with page.expect_response(lambda r: r.url.endswith("/assignments/with-max-papers")) as answer:
+        page.get_by_role("button", name="Solve assignment").click()
+    assert answer.value.status == 422
+    expect(error.get_by_test_id("problem-table")).to_contain_text("max-papers.csv")
+    expect(error.get_by_test_id("problem-table")).to_contain_text("No_Such_Reviewer1")
     assert console_errors == []
 
 
@@ -334,17 +383,23 @@ def _prepared_venue(live_server: LiveServer, sample_files: dict[str, Any]) -> tu
     import httpx
 
     venue_id = f"e2e-{uuid.uuid4().hex[:6]}"
-    client = httpx.Client(base_url=live_server.url, timeout=60,
-                          headers={"Authorization": f"Bearer {live_server.admin_token}"})
+    client = httpx.Client(
+        base_url=live_server.url,
+        timeout=60,
+        headers={"Authorization": f"Bearer {live_server.admin_token}"},
+    )
     with client:
         assert client.post("/venues", json={"id": venue_id}).status_code == 201
         for kind in ("reviewers", "submissions"):
             path = sample_files[kind]
-            response = client.post(f"/venues/{venue_id}/{kind}/upload",
-                                   files={"file": (path.name, path.read_bytes())})
+            response = client.post(
+                f"/venues/{venue_id}/{kind}/upload", files={"file": (path.name, path.read_bytes())}
+            )
             assert response.status_code == 200, response.text
-        for path, body in (("affinity/jobs", {"config": {"method": "tfidf"}}),
-                           ("assignments", {"reviewers_per_paper": 3, "max_load": 10})):
+        for path, body in (
+            ("affinity/jobs", {"config": {"method": "tfidf"}}),
+            ("assignments", {"reviewers_per_paper": 3, "max_load": 10}),
+        ):
             job = client.post(f"/venues/{venue_id}/{path}", json=body).json()
             job = client.get(f"/venues/{venue_id}/jobs/{job['id']}", params={"wait": 50}).json()
             assert job["state"] == "succeeded", job
@@ -372,15 +427,24 @@ def test_viewer_sees_only_deployed_assignments_and_cannot_edit(
     open_tab(page, "Assignment")
     expect(page.get_by_test_id("assignment-state")).to_have_text("deployed")
     expect(page.get_by_test_id("load-histogram").locator("rect.bar").first).to_be_attached()
-    # a deployed assignment offers no edits; a viewer's write is refused, in words
+    # the page knows the role (GET /me) and offers a viewer no uploads, jobs or edits
+    expect(page.get_by_test_id("whoami")).to_contain_text("(viewer of")
     expect(page.get_by_test_id("pairs").get_by_role("button", name="Forbid")).to_have_count(0)
-    expect(page.get_by_role("button", name="Pin pair")).to_be_disabled()
-    expect(page.get_by_role("button", name="Deploy")).to_be_disabled()
+    for name in ("Pin pair", "Swap reviewer", "Deploy", "Re-solve (keeps pins)"):
+        expect(page.get_by_role("button", name=name)).to_be_hidden()
+    expect(page.get_by_role("button", name="Export CSV")).to_be_visible()
     open_tab(page, "Compute")
-    page.get_by_role("button", name="Compute affinity").click()
-    status = page.locator("#affinity-form .error-box")
-    expect(status).to_be_visible()
-    expect(status).to_contain_text("403")
-    expect(status).to_contain_text("role 'viewer' may not change")
-    screenshot(page, "07-viewer-refused-edit")
+    expect(page.get_by_role("button", name="Compute affinity")).to_be_hidden()
+    expect(page.get_by_role("button", name="Solve assignment")).to_be_hidden()
+    expect(page.get_by_test_id("job-list")).to_be_visible()
+    open_tab(page, "Data")
+    expect(page.get_by_role("button", name="Upload reviewers")).to_be_hidden()
+    screenshot(page, "07-viewer-read-only")
+    # the service refuses the write anyway
+    refused = httpx.post(
+        f"{live_server.url}/venues/{venue_id}/affinity/jobs",
+        json={"config": {"method": "tfidf"}},
+        headers={"Authorization": f"Bearer {viewer}"},
+    )
+    assert refused.status_code == 403 and "role 'viewer' may not change" in refused.text
     assert console_errors == []
