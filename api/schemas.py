@@ -214,6 +214,7 @@ class SwapIn(BaseModel):
     paper_id: str = Field(min_length=1, max_length=300)
     remove_reviewer_id: str = Field(min_length=1, max_length=300)
     add_reviewer_id: str = Field(min_length=1, max_length=300)
+    force: bool = False
 
 
 class ConflictOut(BaseModel):

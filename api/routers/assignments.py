@@ -504,10 +504,16 @@ def reviewer_max_load(parameters: dict[str, Any], reviewer_id: str) -> int | Non
 
 
 def _overfilled_limits(
-    session: Session, row: AssignmentRow, paper_id: str, reviewer_id: str
+    session: Session,
+    row: AssignmentRow,
+    paper_id: str,
+    reviewer_id: str,
+    *,
+    adds_reviewer_to_paper: bool = True,
 ) -> list[str]:
     """The limits adding (paper, reviewer) to the draft would break: the reviewer's max load
-    and the paper's demand (reviewers_per_paper). Empty if the pair is already there."""
+    and, unless another reviewer of the paper leaves (a swap), the paper's demand
+    (reviewers_per_paper). Empty if the pair is already there."""
     if session.get(AssignmentPair, (row.id, paper_id, reviewer_id)) is not None:
         return []
 
@@ -529,7 +535,7 @@ def _overfilled_limits(
         )
     demand = row.parameters.get("reviewers_per_paper")
     reviewers = count(AssignmentPair.paper_id == paper_id)
-    if demand is not None and reviewers + 1 > int(demand):
+    if adds_reviewer_to_paper and demand is not None and reviewers + 1 > int(demand):
         limits.append(
             f"paper {paper_id!r} would get {reviewers + 1} reviewers, over its demand of {demand}"
         )
@@ -710,7 +716,9 @@ def swap_reviewer(
     principal: Writer,
     session: SessionDep,
 ) -> AssignmentPair:
-    """Replace one reviewer of a paper with another in this draft."""
+    """Replace one reviewer of a paper with another in this draft.
+
+    409 if the incoming reviewer would go over their max load, unless ``force`` is true."""
     row = require_draft(session, venue_id, assignment_id, principal)
     require_paper(session, venue_id, body.paper_id)
     require_reviewer(session, venue_id, body.add_reviewer_id)
@@ -726,6 +734,15 @@ def swap_reviewer(
             status.HTTP_409_CONFLICT,
             f"({body.paper_id}, {body.remove_reviewer_id}) is pinned; unpin it first",
         )
+    limits = _overfilled_limits(
+        session, row, body.paper_id, body.add_reviewer_id, adds_reviewer_to_paper=False
+    )
+    if limits and not body.force:
+        raise HTTPException(
+            status.HTTP_409_CONFLICT,
+            f"swapping {body.add_reviewer_id!r} into {body.paper_id!r} would overfill draft "
+            f"{assignment_id}: {'; '.join(limits)}. Send force=true to swap anyway",
+        )
     session.delete(old)
     _add_pair(request, session, venue_id, row, body.paper_id, body.add_reviewer_id, pinned=False)
     _mark_edited(row)
@@ -738,6 +755,7 @@ def swap_reviewer(
         paper_id=body.paper_id,
         removed=body.remove_reviewer_id,
         added=body.add_reviewer_id,
+        overfilled=limits,
     )
     session.commit()
     pair = session.get(AssignmentPair, (row.id, body.paper_id, body.add_reviewer_id))

@@ -248,3 +248,27 @@ def test_custom_max_papers_upload_caps_reviewers(api: Api) -> None:
         files={"max_papers": ("max.csv", caps, "text/csv")},
     )
     assert tight.status_code == 409 and "infeasible" in tight.json()["detail"]
+
+
+def test_swap_that_overfills_a_reviewer_is_refused_unless_forced(api: Api) -> None:
+    venue, chair, _viewer = api.new_venue()
+    load_venue(api, venue, chair)
+    draft = _solve(api, venue, chair, reviewers_per_paper=1, max_load=1)
+    base = f"/venues/{venue}/assignments/{draft}"
+    before = _pairs(api, venue, chair, draft)
+    reviewer_of = dict(before)
+    # every reviewer is at their max load of 1: moving P2's reviewer onto P1 overfills them
+    swap = {
+        "paper_id": "P1",
+        "remove_reviewer_id": reviewer_of["P1"],
+        "add_reviewer_id": reviewer_of["P2"],
+    }
+    refused = api.call("POST", f"{base}/swap", chair, json=swap)
+    assert refused.status_code == 409
+    detail = refused.json()["detail"]
+    assert f"reviewer {reviewer_of['P2']!r} would review 2 papers" in detail
+    assert "demand" not in detail  # a swap keeps the paper's reviewer count
+    assert _pairs(api, venue, chair, draft) == before
+    forced = api.call("POST", f"{base}/swap", chair, json={**swap, "force": True})
+    assert forced.status_code == 200, forced.text
+    assert (("P1", reviewer_of["P2"])) in _pairs(api, venue, chair, draft)
