@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Install the system Chromium used by the end-to-end tests (tests/e2e) and the Python
-# Playwright client that drives it. No browser is downloaded by Playwright itself: the tests
+# Install the system Chromium used by the end-to-end tests (tests/e2e), driven by the
+# Python Playwright client from the test extras. No browser is downloaded by Playwright itself: the tests
 # launch /usr/bin/chromium via executable_path. Idempotent: each step is skipped when done.
 set -euo pipefail
 
@@ -12,15 +12,5 @@ else
     $SUDO apt-get update
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends chromium chromium-driver
 fi
-
-# $PYTHON if given, else the repository's .venv, else python3 on PATH
-VENV_PYTHON="$(cd "$(dirname "$0")/.." && pwd)/.venv/bin/python"
-if [ -z "${PYTHON:-}" ]; then
-    if [ -x "$VENV_PYTHON" ]; then PYTHON="$VENV_PYTHON"; else PYTHON=python3; fi
-fi
-if "$PYTHON" -c "import playwright" 2>/dev/null; then
-    echo "playwright (Python client) already installed"
-else
-    # Only the Python client; never `playwright install` (that downloads browsers).
-    "$PYTHON" -m pip install playwright
-fi
+# The Python Playwright client comes with the test extras (pip install -e '.[test]');
+# never run `playwright install`: it downloads browsers.
