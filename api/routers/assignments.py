@@ -542,6 +542,21 @@ def _overfilled_limits(
     return limits
 
 
+def _refuse_overfill(action: str, assignment_id: int, limits: list[str], advice: str) -> None:
+    raise HTTPException(
+        status.HTTP_409_CONFLICT,
+        f"{action} would overfill draft {assignment_id}: {'; '.join(limits)}. {advice}",
+    )
+
+
+def _stored_pair(
+    session: Session, row: AssignmentRow, paper_id: str, reviewer_id: str
+) -> AssignmentPair:
+    pair = session.get(AssignmentPair, (row.id, paper_id, reviewer_id))
+    assert pair is not None
+    return pair
+
+
 def _add_pair(
     request: Request,
     session: Session,
@@ -599,11 +614,11 @@ def pin_pair(
     _refuse_conflict(session, venue_id, body.paper_id, body.reviewer_id)
     limits = _overfilled_limits(session, row, body.paper_id, body.reviewer_id)
     if limits and not body.force:
-        raise HTTPException(
-            status.HTTP_409_CONFLICT,
-            f"pinning ({body.paper_id}, {body.reviewer_id}) would overfill draft "
-            f"{assignment_id}: {'; '.join(limits)}. Swap a reviewer out instead, or send "
-            "force=true to pin anyway",
+        _refuse_overfill(
+            f"pinning ({body.paper_id}, {body.reviewer_id})",
+            assignment_id,
+            limits,
+            "Swap a reviewer out instead, or send force=true to pin anyway",
         )
     _add_pair(request, session, venue_id, row, body.paper_id, body.reviewer_id, pinned=True)
     if session.get(Pin, (venue_id, body.paper_id, body.reviewer_id)) is None:
@@ -628,9 +643,7 @@ def pin_pair(
         overfilled=limits,
     )
     session.commit()
-    pair = session.get(AssignmentPair, (row.id, body.paper_id, body.reviewer_id))
-    assert pair is not None
-    return pair
+    return _stored_pair(session, row, body.paper_id, body.reviewer_id)
 
 
 @router.post("/venues/{venue_id}/assignments/{assignment_id}/unpin", response_model=AssignedPairOut)
@@ -738,10 +751,11 @@ def swap_reviewer(
         session, row, body.paper_id, body.add_reviewer_id, adds_reviewer_to_paper=False
     )
     if limits and not body.force:
-        raise HTTPException(
-            status.HTTP_409_CONFLICT,
-            f"swapping {body.add_reviewer_id!r} into {body.paper_id!r} would overfill draft "
-            f"{assignment_id}: {'; '.join(limits)}. Send force=true to swap anyway",
+        _refuse_overfill(
+            f"swapping {body.add_reviewer_id!r} into {body.paper_id!r}",
+            assignment_id,
+            limits,
+            "Send force=true to swap anyway",
         )
     session.delete(old)
     _add_pair(request, session, venue_id, row, body.paper_id, body.add_reviewer_id, pinned=False)
@@ -758,9 +772,7 @@ def swap_reviewer(
         overfilled=limits,
     )
     session.commit()
-    pair = session.get(AssignmentPair, (row.id, body.paper_id, body.add_reviewer_id))
-    assert pair is not None
-    return pair
+    return _stored_pair(session, row, body.paper_id, body.add_reviewer_id)
 
 
 @router.post("/venues/{venue_id}/assignments/{assignment_id}/deploy", response_model=AssignmentOut)
