@@ -81,7 +81,16 @@ def _build_parser() -> argparse.ArgumentParser:
         "--bids",
         type=Path,
         default=None,
-        help="bids CSV paper_id,reviewer_id,bid folded into the score",
+        help="bids CSV paper_id,reviewer_id,bid folded into the score: score + W x bid, "
+        "with Very High 1, High 0.5, Neutral 0, Low -0.5, Very Low -1 (or the number given)",
+    )
+    score.add_argument(
+        "--bid-weight",
+        type=float,
+        default=0.1,
+        metavar="W",
+        help="weight W of a bid (default 0.1: a tenth of the [0, 1] range of the default "
+        "combined score)",
     )
     score.add_argument(
         "--explain",
@@ -89,6 +98,27 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar=("PAPER_ID", "REVIEWER_ID"),
         default=None,
         help="also print the evidence behind one pair's score",
+    )
+    score.add_argument(
+        "--top-k",
+        type=int,
+        default=None,
+        metavar="N",
+        help="write only each paper's top N reviewers and each reviewer's top N papers "
+        "(union); default: every pair",
+    )
+    score.add_argument(
+        "--engine",
+        choices=["local", "dask"],
+        default="local",
+        help="local: this process; dask: paper blocks as Dask tasks (blockwise scoring)",
+    )
+    score.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="existing Dask scheduler, e.g. tcp://host:8786 (default with --engine dask: an "
+        "embedded local cluster of 2 worker processes)",
     )
     _add_affinity_options(score)
     score.set_defaults(handler=_run_score)
@@ -222,6 +252,13 @@ def _add_affinity_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="embedding cache (default $RECOMMENDER_CACHE_DIR or ~/.cache)",
     )
+    parser.add_argument(
+        "--encoder-backend",
+        default=None,
+        choices=["auto", "torch", "torch-bf16", "onnx", "onnx-int8"],
+        help="sentence encoder backend (default auto: bfloat16 where the CPU has bf16 units, "
+        "else float32 torch)",
+    )
 
 
 def _affinity_config(args: argparse.Namespace) -> Any:
@@ -232,6 +269,8 @@ def _affinity_config(args: argparse.Namespace) -> Any:
         overrides["method"] = args.method
     if args.aggregation:
         overrides["aggregation"] = args.aggregation
+    if args.encoder_backend:
+        overrides["encoder_backend"] = args.encoder_backend
     if args.model is not None:
         if not args.model.is_dir():
             raise CommandError(f"--model {args.model}: not a directory")
@@ -239,7 +278,10 @@ def _affinity_config(args: argparse.Namespace) -> Any:
     cache_dir = args.cache_dir or default_cache_dir()
     overrides["cache_dir"] = str(cache_dir)
     base = AffinityConfig()
-    return AffinityConfig.from_dict({**base.to_dict(), **overrides})
+    try:
+        return AffinityConfig.from_dict({**base.to_dict(), **overrides})
+    except ValueError as error:
+        raise CommandError(str(error)) from None
 
 
 def default_cache_dir() -> Path:
@@ -266,19 +308,42 @@ def _run_score(args: argparse.Namespace) -> int:
     from recommender.affinity import AffinityModel
 
     started = time.perf_counter()
+    if args.scheduler is not None and args.engine != "dask":
+        raise CommandError("--scheduler needs --engine dask")
+    if args.top_k is not None and args.top_k < 1:
+        raise CommandError(f"--top-k must be >= 1, got {args.top_k}")
+    config = _affinity_config(args)
     corpus = _read_corpus(args.archives, args.submissions, args.publications)
-    model = AffinityModel(_affinity_config(args)).fit(corpus.reviewers, corpus.submissions)
-    affinity = model.affinity()
+    model = AffinityModel(config).fit(corpus.reviewers, corpus.submissions)
+    if args.engine == "dask":
+        from recommender.distributed import dask_model_affinity
+
+        try:
+            affinity = dask_model_affinity(model, scheduler_address=args.scheduler)
+        except ValueError as error:
+            raise CommandError(f"--engine dask: {error}") from None
+        except OSError as error:
+            raise CommandError(f"--scheduler {args.scheduler}: {error}") from None
+    else:
+        affinity = model.affinity()
     if args.bids is not None:
         from recommender.bids import apply_bids
         from recommender.io import read_bids
 
-        affinity = apply_bids(affinity, read_bids(args.bids), model.config.bid_weight)
-    affinity.write_csv(args.output)
+        if not affinity.is_dense:
+            raise CommandError(
+                "--bids needs the full score matrix, which exceeds the memory bound "
+                f"({config.dense_limit_bytes} bytes) for this venue"
+            )
+        affinity = apply_bids(affinity, read_bids(args.bids), args.bid_weight).affinity
+    try:
+        affinity.write_csv(args.output, top_k=args.top_k)
+    except ValueError as error:
+        raise CommandError(f"--top-k: {error}") from None
     elapsed = time.perf_counter() - started
     print(
         f"scored {len(affinity.paper_ids)} papers x {len(affinity.reviewer_ids)} reviewers "
-        f"({model.config.method}) in {elapsed:.1f} s -> {args.output}"
+        f"({model.config.method}, {args.engine}) in {elapsed:.1f} s -> {args.output}"
     )
     if args.explain:
         print(json.dumps(model.explain(*args.explain).to_dict(), indent=2))

@@ -697,7 +697,7 @@ def model_channels(model: AffinityModel) -> tuple[list[Channel], float]:
             "normalisation is not affine); use AffinityModel.affinity()"
         )
     assert model.sub_embedding is not None and model.pub_embedding is not None
-    standardisers = model._standardisers
+    standardisers = model.standardisers
     text, dense = standardisers["tfidf"], standardisers["embedding"]
     w = config.embedding_weight
     channels = [
@@ -721,7 +721,7 @@ def blockwise_from_model(model: AffinityModel, **options: Any) -> SparseAffinity
         model.offsets,
         config=model.config,
         publication_weights=model.weights,
-        scale=model._scale(),
+        scale=model.scale(),
         intercept=intercept,
         **options,
     )

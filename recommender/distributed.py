@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from recommender.affinity import AffinityConfig
+from recommender.affinity import Affinity, AffinityConfig, AffinityModel
 from recommender.blockwise import (
     DEFAULT_DENSE_LIMIT_BYTES,
     BlockAccumulator,
@@ -36,6 +36,7 @@ from recommender.blockwise import (
     Vectors,
     _as_channels,
     _resolve_keep_dense,
+    model_channels,
     paper_block_parts,
     paper_block_ranges,
     plan_blockwise,
@@ -69,10 +70,16 @@ def dask_client(
         with Client(scheduler_address) as connected:
             yield connected
         return
-    with LocalCluster(
-        n_workers=n_workers, threads_per_worker=threads_per_worker, processes=processes,
-        dashboard_address=":0", silence_logs=40,
-    ) as cluster, Client(cluster) as local:
+    with (
+        LocalCluster(
+            n_workers=n_workers,
+            threads_per_worker=threads_per_worker,
+            processes=processes,
+            dashboard_address=":0",
+            silence_logs=40,
+        ) as cluster,
+        Client(cluster) as local,
+    ):
         yield local
 
 
@@ -97,6 +104,7 @@ def dask_blockwise_affinity(
     scheduler_address: str | None = None,
     n_workers: int = 2,
     threads_per_worker: int = 1,
+    processes: bool = True,
     blas_threads: int | None = None,
     config: AffinityConfig | None = None,
     publication_weights: npt.ArrayLike | None = None,
@@ -114,7 +122,8 @@ def dask_blockwise_affinity(
     """:func:`recommender.blockwise.blockwise_affinity` with one Dask task per paper block.
 
     Same arguments and result; ``blas_threads`` caps BLAS threads inside each task
-    (default: ``threads_per_worker`` on an embedded cluster, untouched on a given one).
+    (default: ``threads_per_worker`` on an embedded cluster, untouched on a given one);
+    ``processes=False``: the embedded cluster's workers are threads of this process.
     """
     channels = _as_channels(paper_vectors, publication_vectors)
     report = progress or (lambda fraction, stage: None)
@@ -122,28 +131,43 @@ def dask_blockwise_affinity(
     offsets = np.asarray(offsets, dtype=np.int64)
     report(0.0, "preparing publication blocks")
     plan = plan_blockwise(
-        channels, offsets, config=config, publication_weights=publication_weights,
-        scale=scale, intercept=intercept, k_per_paper=k_per_paper,
-        k_per_reviewer=k_per_reviewer, publication_block=publication_block,
+        channels,
+        offsets,
+        config=config,
+        publication_weights=publication_weights,
+        scale=scale,
+        intercept=intercept,
+        k_per_paper=k_per_paper,
+        k_per_reviewer=k_per_reviewer,
+        publication_block=publication_block,
         keep_dense=_resolve_keep_dense(keep_dense, n_papers, len(offsets) - 1, dense_limit_bytes),
         minmax=minmax,
     )
     if paper_block < 1:
         raise ValueError("paper_block must be >= 1")
     embedded = client is None and scheduler_address is None
-    threads = blas_threads if blas_threads is not None else (
-        threads_per_worker if embedded else None
+    threads = (
+        blas_threads if blas_threads is not None else (threads_per_worker if embedded else None)
     )
     from distributed import as_completed
 
     accumulator = BlockAccumulator(plan, n_papers)
-    with dask_client(client, scheduler_address, n_workers=n_workers,
-                     threads_per_worker=threads_per_worker) as active:
+    with dask_client(
+        client,
+        scheduler_address,
+        n_workers=n_workers,
+        threads_per_worker=threads_per_worker,
+        processes=processes,
+    ) as active:
         shared = active.scatter(plan, broadcast=True)
         futures = [
             active.submit(
-                _score_block_task, shared, paper_block_parts(plan, channels, start, stop),
-                start, threads, pure=False,
+                _score_block_task,
+                shared,
+                paper_block_parts(plan, channels, start, stop),
+                start,
+                threads,
+                pure=False,
             )
             for start, stop in paper_block_ranges(n_papers, paper_block)
         ]
@@ -152,8 +176,35 @@ def dask_blockwise_affinity(
             accumulator.add(future.result())
             report(0.05 + 0.95 * done / len(futures), f"scored {done}/{len(futures)} blocks")
             future.release()
-    return accumulator.result({"paper_block": paper_block, "publication_block": publication_block,
-                               "engine": "dask"})
+    return accumulator.result(
+        {"paper_block": paper_block, "publication_block": publication_block, "engine": "dask"}
+    )
+
+
+def dask_model_affinity(model: AffinityModel, **options: Any) -> Affinity:
+    """Score a fitted :class:`~recommender.affinity.AffinityModel` on Dask: the same
+    :class:`~recommender.affinity.Affinity` as ``model.affinity()`` (up to float32 rounding
+    of the blockwise mix). The full matrix is kept when it fits
+    ``model.config.dense_limit_bytes``, else each paper's top ``keep_per_paper`` and each
+    reviewer's top ``keep_per_reviewer`` pairs. ``options``: :func:`dask_blockwise_affinity`
+    keywords (client, scheduler_address, n_workers, processes, paper_block, progress...).
+    """
+    config = model.config
+    channels, intercept = model_channels(model)
+    result = dask_blockwise_affinity(
+        channels,
+        None,
+        model.offsets,
+        config=config,
+        publication_weights=model.weights,
+        scale=model.scale(),
+        intercept=intercept,
+        k_per_paper=config.keep_per_paper,
+        k_per_reviewer=config.keep_per_reviewer,
+        keep_dense=model.keeps_dense(),
+        **options,
+    )
+    return model.affinity_from_blockwise(result)
 
 
 # ---------------------------------------------------------------------- embedding
@@ -169,8 +220,13 @@ def _encoder_for(settings: tuple[Any, ...]) -> FastEncoder:
     encoder = _WORKER_ENCODERS.get(settings)
     if encoder is None:
         model_path, backend, cache_dir, num_threads, batch_size = settings
-        encoder = FastEncoder(model_path, backend=backend, cache_dir=cache_dir,
-                              num_threads=num_threads, batch_size=batch_size)
+        encoder = FastEncoder(
+            model_path,
+            backend=backend,
+            cache_dir=cache_dir,
+            num_threads=num_threads,
+            batch_size=batch_size,
+        )
         _WORKER_ENCODERS[settings] = encoder
     return encoder
 
@@ -180,11 +236,19 @@ def _encode_task(settings: tuple[Any, ...], texts: list[str]) -> FloatMatrix:
 
 
 def _settings(
-    model_path: str | os.PathLike[str] | None, backend: str,
-    cache_dir: str | os.PathLike[str] | None, num_threads: int | None, batch_size: int,
+    model_path: str | os.PathLike[str] | None,
+    backend: str,
+    cache_dir: str | os.PathLike[str] | None,
+    num_threads: int | None,
+    batch_size: int,
 ) -> tuple[Any, ...]:
-    return (None if model_path is None else str(model_path), backend,
-            None if cache_dir is None else str(cache_dir), num_threads, batch_size)
+    return (
+        None if model_path is None else str(model_path),
+        backend,
+        None if cache_dir is None else str(cache_dir),
+        num_threads,
+        batch_size,
+    )
 
 
 def encode_in_chunks(
@@ -235,15 +299,14 @@ def dask_encode(
     """
     texts = list(texts)
     embedded = client is None and scheduler_address is None
-    threads = num_threads if num_threads is not None else (
-        threads_per_worker if embedded else None
-    )
+    threads = num_threads if num_threads is not None else (threads_per_worker if embedded else None)
     settings = _settings(model_path, backend, cache_dir, threads, batch_size)
     chunks = length_sorted_chunks(texts, chunk_size)
     from distributed import as_completed
 
-    with dask_client(client, scheduler_address, n_workers=n_workers,
-                     threads_per_worker=threads_per_worker) as active:
+    with dask_client(
+        client, scheduler_address, n_workers=n_workers, threads_per_worker=threads_per_worker
+    ) as active:
         futures = {
             active.submit(_encode_task, settings, [texts[i] for i in index], pure=False): index
             for index in chunks

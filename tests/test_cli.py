@@ -348,3 +348,25 @@ def test_assign_probability_cap_is_reproducible(tmp_path, capsys):
     again = _assign(tmp_path, scores, "q2", "--probability-cap", "0.5", "--seed", "7")
     assert first.equals(again)
     assert first.groupby("paper_id").size().eq(2).all()
+
+
+def test_score_folds_bids_into_the_score(tiny_venue, tmp_path, capsys):
+    archives, submissions = tiny_venue
+    common = [
+        "score",
+        "--archives",
+        str(archives),
+        "--submissions",
+        str(submissions),
+        "--method",
+        "tfidf",
+    ]
+    assert main([*common, "--output", str(tmp_path / "plain.csv")]) == 0
+    bids = tmp_path / "bids.csv"
+    bids.write_text("paper_id,reviewer_id,bid\np0,Bo_Vision1,Very High\n", encoding="utf-8")
+    assert main([*common, "--output", str(tmp_path / "bid.csv"), "--bids", str(bids)]) == 0
+    plain = pd.read_csv(tmp_path / "plain.csv").set_index(["paper_id", "reviewer_id"])["score"]
+    bid = pd.read_csv(tmp_path / "bid.csv").set_index(["paper_id", "reviewer_id"])["score"]
+    assert bid[("p0", "Bo_Vision1")] > plain[("p0", "Bo_Vision1")]
+    others = bid.drop(("p0", "Bo_Vision1"))
+    assert (others == plain.drop(("p0", "Bo_Vision1"))).all()

@@ -336,8 +336,9 @@ def test_equal_profile_fast_paths_match_aggregate_bitwise(aggregation: str) -> N
     papers = _unit_rows(rng.normal(size=(9, 8)).astype(np.float32))
     pubs = _unit_rows(rng.normal(size=(60, 8)).astype(np.float32))
     config = AffinityConfig(method="embedding", aggregation=aggregation, k=3)
-    result = blockwise_affinity(papers, pubs, offsets, config=config, paper_block=4,
-                                publication_block=20, keep_dense=True)
+    result = blockwise_affinity(
+        papers, pubs, offsets, config=config, paper_block=4, publication_block=20, keep_dense=True
+    )
     from recommender.affinity import aggregate
 
     similarity = np.zeros((9, 60), dtype=np.float32)
@@ -351,8 +352,9 @@ def test_to_affinity_wraps_the_kept_matrix() -> None:
     papers, pubs, offsets = _dense_inputs(8)
     config = AffinityConfig(method="embedding", aggregation="mean")
     result = blockwise_affinity(papers, pubs, offsets, config=config, keep_dense=True)
-    affinity = result.to_affinity([f"p{i}" for i in range(N_PAPERS)],
-                                  [f"r{j}" for j in range(N_REVIEWERS)])
+    affinity = result.to_affinity(
+        [f"p{i}" for i in range(N_PAPERS)], [f"r{j}" for j in range(N_REVIEWERS)]
+    )
     assert affinity.score("p3", "r5") == pytest.approx(float(result.dense_scores()[3, 5]))
     assert affinity.config == config
 
@@ -368,7 +370,8 @@ def test_top_k_rows_and_merge_match_python_sorting_with_many_ties() -> None:
     # Split the columns in two halves, reduce each, merge: same answer.
     left = top_k_rows(values[:, :13], 7)
     right = top_k_rows(values[:, 13:], 7)
-    right = TopK(np.where(right.indices >= 0, right.indices + 13, -1).astype(np.int32),
-                 right.values)
+    right = TopK(
+        np.where(right.indices >= 0, right.indices + 13, -1).astype(np.int32), right.values
+    )
     merged = merge_top_k(right, left, 7)
     assert [[int(j) for j in row if j >= 0] for row in merged.indices] == expected

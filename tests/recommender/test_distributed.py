@@ -35,12 +35,24 @@ def thread_client():
 def test_dask_blockwise_equals_local(thread_client) -> None:
     papers, pubs, offsets = _inputs(1)
     config = AffinityConfig(method="tfidf", aggregation="topk", k=2)
-    options = {"config": config, "k_per_paper": 3, "k_per_reviewer": 4, "paper_block": 4,
-               "publication_block": 6, "keep_dense": True}
+    options = {
+        "config": config,
+        "k_per_paper": 3,
+        "k_per_reviewer": 4,
+        "paper_block": 4,
+        "publication_block": 6,
+        "keep_dense": True,
+    }
     local = blockwise_affinity(papers, pubs, offsets, **options)
     seen: list[tuple[float, str]] = []
-    remote = dask_blockwise_affinity(papers, pubs, offsets, client=thread_client,
-                                     progress=lambda f, s: seen.append((f, s)), **options)
+    remote = dask_blockwise_affinity(
+        papers,
+        pubs,
+        offsets,
+        client=thread_client,
+        progress=lambda f, s: seen.append((f, s)),
+        **options,
+    )
     for field in ("by_paper", "by_reviewer"):
         np.testing.assert_array_equal(getattr(remote, field).indices, getattr(local, field).indices)
         np.testing.assert_array_equal(getattr(remote, field).values, getattr(local, field).values)
@@ -54,15 +66,17 @@ def test_dask_blockwise_on_local_processes() -> None:
     config = AffinityConfig(method="tfidf", aggregation="max")
     options = {"config": config, "k_per_paper": 2, "k_per_reviewer": 2, "paper_block": 8}
     local = blockwise_affinity(papers, pubs, offsets, **options)
-    remote = dask_blockwise_affinity(papers, pubs, offsets, n_workers=2, threads_per_worker=1,
-                                     **options)
+    remote = dask_blockwise_affinity(
+        papers, pubs, offsets, n_workers=2, threads_per_worker=1, **options
+    )
     np.testing.assert_array_equal(remote.by_paper.indices, local.by_paper.indices)
     np.testing.assert_array_equal(remote.by_reviewer.values, local.by_reviewer.values)
 
 
 def test_dask_encode_equals_local_chunks(thread_client) -> None:
-    texts = [f"text number {i} about {'graphs' if i % 2 else 'speech'} " * (1 + i % 4)
-             for i in range(11)]
+    texts = [
+        f"text number {i} about {'graphs' if i % 2 else 'speech'} " * (1 + i % 4) for i in range(11)
+    ]
     local = encode_in_chunks(texts, backend="torch", chunk_size=4)
     remote = dask_encode(texts, client=thread_client, backend="torch", chunk_size=4)
     assert remote.shape == (11, 384)
@@ -75,3 +89,39 @@ def test_length_sorted_chunks_cover_everything_once() -> None:
     assert [c.tolist() for c in chunks] == [[3, 1], [2, 0], [4]]
     with pytest.raises(ValueError, match="chunk_size"):
         length_sorted_chunks(["a"], 0)
+
+
+def test_dask_model_affinity_equals_model_affinity() -> None:
+    from recommender.affinity import AffinityModel
+    from recommender.corpus import Publication, Reviewer, Submission
+    from recommender.distributed import dask_model_affinity
+
+    words = ["graph", "speech", "vision", "protein", "policy", "reward", "pixels", "audio"]
+    rng = np.random.default_rng(4)
+    reviewers = [
+        Reviewer(
+            id=f"r{r}",
+            publications=tuple(
+                Publication(id=f"r{r}-{j}", title=" ".join(rng.choice(words, 4)), abstract="")
+                for j in range(r % 3)
+            ),
+        )
+        for r in range(8)
+    ]
+    submissions = [
+        Submission(id=f"s{i}", title=" ".join(rng.choice(words, 5)), abstract="") for i in range(9)
+    ]
+    config = AffinityConfig(method="tfidf", aggregation="topk", k=2, paper_centering=True)
+    model = AffinityModel(config).fit(reviewers, submissions)
+    local = model.affinity()
+    remote = dask_model_affinity(model, n_workers=1, processes=False, paper_block=4)
+    assert remote.scores is not None and local.scores is not None
+    np.testing.assert_allclose(remote.scores, local.scores, rtol=0, atol=1e-6)
+    sparse_model = AffinityModel(config.replace(dense_limit_bytes=0, keep_per_paper=2)).fit(
+        reviewers, submissions
+    )
+    sparse_local = sparse_model.affinity()
+    sparse_remote = dask_model_affinity(sparse_model, n_workers=1, processes=False)
+    assert sparse_remote.kept is not None and sparse_local.kept is not None
+    assert (sparse_remote.kept != sparse_local.kept).nnz == 0
+    assert sparse_remote.to_frame().equals(sparse_local.to_frame())

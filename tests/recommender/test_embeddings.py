@@ -16,6 +16,7 @@ from recommender.embeddings import (
     load_model,
     model_identity,
 )
+from recommender.fast_encoder import has_bf16_units
 from recommender.profiles import EmbeddingProfiler, TfidfProfiler
 
 TEXTS = [
@@ -28,7 +29,7 @@ TEXTS = [
 
 
 def test_embeddings_normalised_ordered_and_match_plain_encode() -> None:
-    profiler = EmbeddingProfiler()
+    profiler = EmbeddingProfiler(backend="torch")
     vectors = profiler.transform(TEXTS)
     assert vectors.dtype == np.float32 and vectors.shape == (5, 384)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
@@ -36,6 +37,25 @@ def test_embeddings_normalised_ordered_and_match_plain_encode() -> None:
     plain = load_model().encode(TEXTS, normalize_embeddings=True)
     np.testing.assert_allclose(vectors, plain, atol=1e-5)
     assert profiler.n_encoded == 4  # the duplicate is encoded once
+
+
+def test_default_backend_is_close_and_never_shares_cache_entries(tmp_path) -> None:
+    cache = EmbeddingCache(tmp_path / "cache")
+    plain = EmbeddingProfiler(cache=cache, backend="torch")
+    fast = EmbeddingProfiler(cache=cache)  # auto: bf16 where the CPU has bf16 units
+    expected = "torch-bf16" if has_bf16_units() else "torch"
+    assert fast.backend == expected
+    assert (plain.identity != fast.identity) == (expected != "torch")
+    assert plain.identity == model_identity(default_model_path())
+    reference = plain.transform(TEXTS)
+    vectors = fast.transform(TEXTS)
+    cosine = (reference * vectors).sum(axis=1)
+    assert cosine.min() > 0.995
+    if expected != "torch":
+        assert fast.n_encoded == 4  # nothing reused from the float32 entries
+        assert len(cache) == 8
+    with pytest.raises(ValueError, match="CPU only"):
+        EmbeddingProfiler(device="cuda", backend="torch-bf16")
 
 
 def test_cache_second_call_embeds_nothing_new(tmp_path) -> None:
