@@ -117,6 +117,13 @@ def affinity_handler(default_top_n: int) -> Handler:
         affinity = compute_affinity(
             reviewers, submissions, config, progress=ctx.sub_progress(0.01, 0.85)
         )
+        if not affinity.is_dense:
+            raise JobFailed(
+                f"{len(submissions)} x {len(reviewers)} scores exceed the in-memory bound of "
+                f"{config.dense_limit_bytes} bytes (config dense_limit_bytes) that the service "
+                "needs to select and store its top pairs; raise the bound if the server has "
+                "the memory, or score offline with `recommender score --top-k N`"
+            )
         if len(bids) and config.bid_weight:
             from recommender.bids import apply_bids
 

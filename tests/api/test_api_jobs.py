@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from api_helpers import REVIEWERS, SUBMISSIONS, TFIDF
+from api_helpers import REVIEWERS, SUBMISSIONS, TFIDF, load_venue
 from conftest import Api, make_settings
 from fastapi.testclient import TestClient
 
@@ -148,6 +148,21 @@ def test_background_jobs_over_http(database_url: str, tmp_path: Path) -> None:
             "GET", f"/venues/{venue}/jobs", viewer, params={"kind": "affinity"}
         ).json()
         assert listing["total"] == 2
+
+
+def test_affinity_over_the_memory_bound_fails_in_words_and_writes_nothing(api: Api) -> None:
+    venue, chair, _viewer = api.new_venue()
+    load_venue(api, venue, chair)
+    before = api.call("GET", f"/venues/{venue}/affinity", chair).json()
+    job = api.call(
+        "POST",
+        f"/venues/{venue}/affinity/jobs",
+        chair,
+        json={"config": {**TFIDF, "dense_limit_bytes": 1}},
+    ).json()
+    assert job["state"] == "failed"
+    assert "exceed the in-memory bound of 1 bytes" in job["error"]
+    assert api.call("GET", f"/venues/{venue}/affinity", chair).json() == before
 
 
 def test_inline_job_failure_is_reported(api: Api) -> None:
