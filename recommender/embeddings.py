@@ -109,20 +109,26 @@ def model_identity(path: str | os.PathLike[str]) -> str:
 
 
 def load_model(
-    path: str | os.PathLike[str] | None = None, device: str = "cpu"
+    path: str | os.PathLike[str] | None = None, device: str = "cpu", *, dtype: Any = None
 ) -> SentenceTransformer:
-    """Load a sentence-transformers model from a local directory, once per process and device."""
+    """Load a sentence-transformers model from a local directory, once per process, device
+    and weight dtype (``dtype``: e.g. ``torch.bfloat16``; None keeps the stored fp32)."""
     resolved = check_model_directory(path if path is not None else default_model_path())
-    key = (str(resolved), device)
+    key = (str(resolved), device, str(dtype))
     with _MODELS_LOCK:
         model = _MODELS.get(key)
         if model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as transformers_logging
 
+            transformers_logging.disable_progress_bar()
+            options: dict[str, Any] = {"model_kwargs": {"dtype": dtype}} if dtype else {}
             try:
-                model = SentenceTransformer(str(resolved), device=device, local_files_only=True)
+                model = SentenceTransformer(
+                    str(resolved), device=device, local_files_only=True, **options
+                )
             except Exception as error:
                 raise ModelDirectoryError(
                     f"embedding model path {resolved}: could not be loaded as a "

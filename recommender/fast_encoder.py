@@ -247,20 +247,10 @@ class FastEncoder:
 
             if self.num_threads is not None and self.backend.startswith("torch"):
                 torch.set_num_threads(self.num_threads)
-            if self.backend == "torch-bf16":
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                from sentence_transformers import SentenceTransformer
+            from recommender.embeddings import load_model
 
-                model = SentenceTransformer(
-                    str(self.model_path),
-                    device="cpu",
-                    local_files_only=True,
-                    model_kwargs={"dtype": torch.bfloat16},
-                )
-            else:
-                from recommender.embeddings import load_model
-
-                model = load_model(self.model_path, "cpu")
+            dtype = torch.bfloat16 if self.backend == "torch-bf16" else None
+            model = load_model(self.model_path, "cpu", dtype=dtype)
             if self.backend.startswith("onnx"):
                 self._session, self._input_names = self._onnx_session()
                 self._pooling = _pooling_mode(self.model_path)
