@@ -577,6 +577,54 @@ def _resolve_keep_dense(
     raise ValueError(f"keep_dense must be True, False or 'auto', got {keep_dense!r}")
 
 
+def prepare_blockwise(
+    paper_vectors: Vectors | Sequence[Channel],
+    publication_vectors: Vectors | None,
+    offsets: npt.ArrayLike,
+    *,
+    config: AffinityConfig | None,
+    publication_weights: npt.ArrayLike | None,
+    scale: float,
+    intercept: float,
+    k_per_paper: int,
+    k_per_reviewer: int,
+    paper_block: int,
+    publication_block: int,
+    keep_dense: bool | str,
+    dense_limit_bytes: int,
+    minmax: bool | None,
+    report: Progress,
+) -> tuple[list[Channel], BlockPlan]:
+    """Validate a blockwise run's inputs and plan it: shared by the local engine
+    (:func:`blockwise_affinity`) and the Dask one, so both check and plan alike."""
+    channels = _as_channels(paper_vectors, publication_vectors)
+    n_papers = channels[0].paper_vectors.shape[0]
+    for number, channel in enumerate(channels):
+        if channel.paper_vectors.shape[0] != n_papers:
+            raise ValueError(
+                f"channel {number}: {channel.paper_vectors.shape[0]} paper rows, "
+                f"channel 0 has {n_papers}"
+            )
+    if paper_block < 1:
+        raise ValueError("paper_block must be >= 1")
+    offsets = np.asarray(offsets, dtype=np.int64)
+    report(0.0, "preparing publication blocks")
+    plan = plan_blockwise(
+        channels,
+        offsets,
+        config=config,
+        publication_weights=publication_weights,
+        scale=scale,
+        intercept=intercept,
+        k_per_paper=k_per_paper,
+        k_per_reviewer=k_per_reviewer,
+        publication_block=publication_block,
+        keep_dense=_resolve_keep_dense(keep_dense, n_papers, len(offsets) - 1, dense_limit_bytes),
+        minmax=minmax,
+    )
+    return list(channels), plan
+
+
 def blockwise_affinity(
     paper_vectors: Vectors | Sequence[Channel],
     publication_vectors: Vectors | None,
@@ -609,13 +657,10 @@ def blockwise_affinity(
     a few) float32, plus the full matrix when kept (``keep_dense``: True, False or "auto"
     = when it takes at most ``dense_limit_bytes``). ``progress(fraction, stage)``.
     """
-    channels = _as_channels(paper_vectors, publication_vectors)
     report = progress or (lambda fraction, stage: None)
-    n_papers = channels[0].paper_vectors.shape[0]
-    offsets = np.asarray(offsets, dtype=np.int64)
-    report(0.0, "preparing publication blocks")
-    plan = plan_blockwise(
-        channels,
+    channels, plan = prepare_blockwise(
+        paper_vectors,
+        publication_vectors,
         offsets,
         config=config,
         publication_weights=publication_weights,
@@ -623,18 +668,14 @@ def blockwise_affinity(
         intercept=intercept,
         k_per_paper=k_per_paper,
         k_per_reviewer=k_per_reviewer,
+        paper_block=paper_block,
         publication_block=publication_block,
-        keep_dense=_resolve_keep_dense(keep_dense, n_papers, len(offsets) - 1, dense_limit_bytes),
+        keep_dense=keep_dense,
+        dense_limit_bytes=dense_limit_bytes,
         minmax=minmax,
+        report=report,
     )
-    for number, channel in enumerate(channels):
-        if channel.paper_vectors.shape[0] != n_papers:
-            raise ValueError(
-                f"channel {number}: {channel.paper_vectors.shape[0]} paper rows, "
-                f"channel 0 has {n_papers}"
-            )
-    if paper_block < 1:
-        raise ValueError("paper_block must be >= 1")
+    n_papers = channels[0].paper_vectors.shape[0]
     accumulator = BlockAccumulator(plan, n_papers)
     for start, stop in paper_block_ranges(n_papers, paper_block):
         parts = paper_block_parts(plan, channels, start, stop)

@@ -34,12 +34,10 @@ from recommender.blockwise import (
     Channel,
     SparseAffinity,
     Vectors,
-    _as_channels,
-    _resolve_keep_dense,
     model_channels,
     paper_block_parts,
     paper_block_ranges,
-    plan_blockwise,
+    prepare_blockwise,
     score_paper_block,
 )
 from recommender.fast_encoder import FastEncoder
@@ -125,13 +123,10 @@ def dask_blockwise_affinity(
     (default: ``threads_per_worker`` on an embedded cluster, untouched on a given one);
     ``processes=False``: the embedded cluster's workers are threads of this process.
     """
-    channels = _as_channels(paper_vectors, publication_vectors)
     report = progress or (lambda fraction, stage: None)
-    n_papers = channels[0].paper_vectors.shape[0]
-    offsets = np.asarray(offsets, dtype=np.int64)
-    report(0.0, "preparing publication blocks")
-    plan = plan_blockwise(
-        channels,
+    channels, plan = prepare_blockwise(
+        paper_vectors,
+        publication_vectors,
         offsets,
         config=config,
         publication_weights=publication_weights,
@@ -139,12 +134,14 @@ def dask_blockwise_affinity(
         intercept=intercept,
         k_per_paper=k_per_paper,
         k_per_reviewer=k_per_reviewer,
+        paper_block=paper_block,
         publication_block=publication_block,
-        keep_dense=_resolve_keep_dense(keep_dense, n_papers, len(offsets) - 1, dense_limit_bytes),
+        keep_dense=keep_dense,
+        dense_limit_bytes=dense_limit_bytes,
         minmax=minmax,
+        report=report,
     )
-    if paper_block < 1:
-        raise ValueError("paper_block must be >= 1")
+    n_papers = channels[0].paper_vectors.shape[0]
     embedded = client is None and scheduler_address is None
     threads = (
         blas_threads if blas_threads is not None else (threads_per_worker if embedded else None)
