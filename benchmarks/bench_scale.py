@@ -78,10 +78,11 @@ def measured() -> Iterator[Measure]:
 def _vectors(corpus: Corpus):
     pub_texts = [p.text for r in corpus.reviewers for p in r.publications]
     sub_texts = [s.text for s in corpus.submissions]
-    profiler = TfidfProfiler().fit(pub_texts + sub_texts)
+    profiler = TfidfProfiler()
+    vectors = profiler.fit_transform(pub_texts + sub_texts)  # tokenises each text once
     counts = [len(r.publications) for r in corpus.reviewers]
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    return profiler.transform(sub_texts), profiler.transform(pub_texts), offsets, profiler
+    return vectors[len(pub_texts) :], vectors[: len(pub_texts)], offsets, profiler
 
 
 def _line(label: str, m: Measure, extra: str = "") -> None:
@@ -192,7 +193,7 @@ def stage_dask(args: argparse.Namespace, config: AffinityConfig) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stages", default="baseline,full,dask")
-    parser.add_argument("--aggregation", default="topk")
+    parser.add_argument("--aggregation", default=AffinityConfig().aggregation)
     parser.add_argument("--k", type=int, default=3)
     parser.add_argument("--papers", type=int, default=19_525)
     parser.add_argument("--reviewers", type=int, default=18_054)
