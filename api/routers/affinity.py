@@ -8,13 +8,13 @@ import json
 from collections.abc import Iterator
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request, status
+from fastapi import APIRouter, HTTPException, Query, Request, status
 from fastapi.responses import StreamingResponse
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from api.auth import Reader, Writer
-from api.db import get_session
+from api.dependencies import Limit, Offset, SessionDep
 from api.models import AffinityScore, Conflict, Job
 from api.schemas import AffinityJobIn, AffinityRunOut, ConflictOut, JobOut, Page, PairScoreOut
 from api.store import (
@@ -29,9 +29,6 @@ from api.store import (
 )
 
 router = APIRouter(tags=["affinity"])
-SessionDep = Annotated[Session, Depends(get_session)]
-Limit = Annotated[int, Query(ge=1, le=1000)]
-Offset = Annotated[int, Query(ge=0)]
 ExportFormat = Annotated[Literal["csv", "json"], Query(alias="format")]
 
 

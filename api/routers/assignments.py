@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 from fastapi import (
     APIRouter,
-    Depends,
     File,
     Form,
     HTTPException,
@@ -27,7 +26,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from api.auth import Principal, Reader, Writer
-from api.db import get_session
+from api.dependencies import Limit, Offset, SessionDep
 from api.models import (
     AffinityScore,
     AssignmentPair,
@@ -59,9 +58,6 @@ from recommender.corpus import InputError, Problem
 from recommender.io import read_custom_max_papers
 
 router = APIRouter(tags=["assignments"])
-SessionDep = Annotated[Session, Depends(get_session)]
-Limit = Annotated[int, Query(ge=1, le=1000)]
-Offset = Annotated[int, Query(ge=0)]
 
 
 def require_assignment(

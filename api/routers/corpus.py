@@ -14,10 +14,8 @@ import pandas as pd
 from fastapi import (
     APIRouter,
     Body,
-    Depends,
     File,
     HTTPException,
-    Query,
     Request,
     UploadFile,
     status,
@@ -26,7 +24,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from api.auth import Reader, Writer
-from api.db import get_session
+from api.dependencies import Limit, Offset, SessionDep
 from api.models import Bid, Conflict, Pin, ReviewerRow, SubmissionRow
 from api.schemas import Page, ReviewerOut, SubmissionOut, UploadResult
 from api.store import (
@@ -49,9 +47,6 @@ from recommender.io import (
 )
 
 router = APIRouter(tags=["corpus"])
-SessionDep = Annotated[Session, Depends(get_session)]
-Limit = Annotated[int, Query(ge=1, le=1000)]
-Offset = Annotated[int, Query(ge=0)]
 
 REVIEWERS_EXAMPLE = [
     {

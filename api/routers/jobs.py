@@ -5,12 +5,12 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request, status
+from fastapi import APIRouter, HTTPException, Query, Request, status
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from api.auth import Reader, Writer
-from api.db import get_session
+from api.dependencies import Limit, Offset, SessionDep
 from api.jobs import FINAL_STATES
 from api.models import Job
 from api.routers.affinity import start_job
@@ -18,9 +18,6 @@ from api.schemas import JobOut, Page
 from api.store import audit, not_found, paginate
 
 router = APIRouter(tags=["jobs"])
-SessionDep = Annotated[Session, Depends(get_session)]
-Limit = Annotated[int, Query(ge=1, le=1000)]
-Offset = Annotated[int, Query(ge=0)]
 
 
 def require_job(session: Session, venue_id: str, job_id: int) -> Job:

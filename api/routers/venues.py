@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Depends, HTTPException, Query, status
+from fastapi import APIRouter, HTTPException, status
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 from api.auth import Admin, CurrentPrincipal, Reader, create_token
-from api.db import get_session
+from api.dependencies import Limit, Offset, SessionDep
 from api.models import AuditEntry, Venue
 from api.schemas import AuditOut, MeOut, Page, TokenIn, TokenOut, VenueIn, VenueOut
 from api.store import audit, paginate
 
 router = APIRouter(tags=["venues"])
-SessionDep = Annotated[Session, Depends(get_session)]
-Limit = Annotated[int, Query(ge=1, le=1000)]
-Offset = Annotated[int, Query(ge=0)]
 
 
 @router.get("/me", response_model=MeOut)
