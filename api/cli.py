@@ -222,6 +222,15 @@ def _build_parser() -> argparse.ArgumentParser:
         "--draws", nargs="*", default=None, help="draw folders to use (default: every d_*)"
     )
     evaluate.add_argument("--cache-dir", type=Path, default=None, help="embedding cache")
+    evaluate.add_argument(
+        "--cv",
+        action="store_true",
+        help="rater-level 2-fold cross-validation of choosing among the configurations "
+        "(list the simplest first); without --config: the candidates behind the default",
+    )
+    evaluate.add_argument(
+        "--cv-splits", type=int, default=100, help="random rater splits (x2 directions)"
+    )
     evaluate.set_defaults(handler=_run_evaluate)
 
     serve = commands.add_parser("serve", help="start the HTTP service")
@@ -605,10 +614,18 @@ def _write_csv_atomic(frame: Any, path: Path) -> None:
 
 def _run_evaluate(args: argparse.Namespace) -> int:
     from recommender.affinity import AffinityConfig
-    from recommender.evaluate import evaluate_gold, format_report
+    from recommender.crossval import format_cross_validation
+    from recommender.evaluate import (
+        CV_CANDIDATES,
+        cross_validate_report,
+        evaluate_gold,
+        format_report,
+    )
 
     if not args.gold.is_dir():
         raise CommandError(f"--gold {args.gold}: not a directory")
+    if args.cv_splits < 1:
+        raise CommandError(f"--cv-splits: must be >= 1, got {args.cv_splits}")
     cache = {"cache_dir": str(args.cache_dir or default_cache_dir())}
     configs: dict[str, Any] = {}
     for spec in args.config or []:
@@ -630,6 +647,11 @@ def _run_evaluate(args: argparse.Namespace) -> int:
             )
         except (TypeError, ValueError) as error:
             raise CommandError(f"--config {name}: {error}") from None
+    if not configs and args.cv:
+        for name, values in CV_CANDIDATES.items():
+            configs[name] = AffinityConfig.from_dict(
+                {**AffinityConfig().to_dict(), **cache, **values}
+            )
     if not configs:
         configs["default"] = AffinityConfig.from_dict({**AffinityConfig().to_dict(), **cache})
     report = evaluate_gold(
@@ -644,6 +666,13 @@ def _run_evaluate(args: argparse.Namespace) -> int:
         ),
     )
     print(format_report(report))
+    if args.cv:
+        try:
+            cv = cross_validate_report(report, n_splits=args.cv_splits, seed=args.seed)
+        except ValueError as error:
+            raise CommandError(f"--cv: {error}") from None
+        print()
+        print(format_cross_validation(cv))
     return 0
 
 

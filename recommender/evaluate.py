@@ -28,6 +28,7 @@ import pandas as pd
 
 from recommender.affinity import AffinityConfig, compute_affinity
 from recommender.corpus import InputError, Problem
+from recommender.crossval import CrossValidation, cross_validate
 
 Ratings = Mapping[str, Mapping[str, float]]
 
@@ -182,6 +183,15 @@ def gold_draws(gold_dir: str | os.PathLike[str]) -> list[Path]:
 
 
 # -------------------------------------------------------------------------- report
+CV_CANDIDATES: dict[str, dict[str, object]] = {
+    "combined minilm 50/50 (v0.1 default)": {},
+    "embedding minilm": {"method": "embedding"},
+    "tfidf": {"method": "tfidf"},
+}
+"""The candidates ``recommender evaluate --cv`` compares when no ``--config`` is given,
+simplest first (scoring fields over the defaults): the table behind the default."""
+
+
 @dataclass(frozen=True)
 class ConfigResult:
     """Evaluation of one configuration over every draw."""
@@ -195,14 +205,21 @@ class ConfigResult:
     hard_accuracy: float
     seconds: float
     label: str = ""
+    rater_costs: tuple[float, ...] = ()  # per rater (GoldReport.raters order), mean over draws
 
 
 @dataclass(frozen=True)
 class GoldReport:
+    """``raters``/``rater_weights``: the raters of every draw and each one's sum of
+    ``|Δexpertise|`` over their pairs; with ``ConfigResult.rater_costs`` they give the loss
+    of any subset of raters (what :func:`cross_validate` needs)."""
+
     gold_dir: str
     n_raters: int
     n_draws: int
     results: tuple[ConfigResult, ...] = field(default=())
+    raters: tuple[str, ...] = ()
+    rater_weights: tuple[float, ...] = ()
 
     def best(self) -> ConfigResult:
         return min(self.results, key=lambda r: r.loss)
@@ -237,6 +254,8 @@ def evaluate_gold(
     ]
     results = []
     raters_seen: set[str] = set()
+    raters: list[str] = []
+    weights = np.zeros(0)
     for c, config in enumerate(configs):
         started = time.perf_counter()
         per_draw: list[tuple[Ratings, Ratings]] = []
@@ -258,12 +277,71 @@ def evaluate_gold(
         easy = _pooled_accuracy(per_draw, "easy")
         hard = _pooled_accuracy(per_draw, "hard")
         label = labels[c] if labels is not None else describe(config)
+        raters, costs, weights = rater_costs(per_draw)
         results.append(
             ConfigResult(
-                config, float(np.mean(losses)), losses, low, high, easy, hard, seconds, label
+                config,
+                float(np.mean(losses)),
+                losses,
+                low,
+                high,
+                easy,
+                hard,
+                seconds,
+                label,
+                tuple(float(x) for x in costs),
             )
         )
-    return GoldReport(str(gold_dir), len(raters_seen), len(corpora), tuple(results))
+    return GoldReport(
+        str(gold_dir),
+        len(raters_seen),
+        len(corpora),
+        tuple(results),
+        tuple(raters),
+        tuple(float(x) for x in weights),
+    )
+
+
+def rater_costs(
+    draws: Sequence[tuple[Ratings, Ratings]],
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Per-rater cost, mean over draws, and per-rater weight (sum of ``|Δexpertise|``).
+
+    ``draws``: (predicted, gold) per draw, with the same raters and ratings in each (as in a
+    gold folder: only the profiles differ between draws). The mean-over-draws loss of any
+    set of raters ``R`` is then ``costs[R].sum() / weights[R].sum()``.
+    """
+    raters: list[str] | None = None
+    weights = np.zeros(0)
+    total = np.zeros(0)
+    for predicted, gold in draws:
+        names, pairs = _pairs(predicted, gold)
+        cost, weight = _pair_costs(pairs)
+        per_rater = np.bincount(pairs.rater, weight, len(names)).astype(np.float64)
+        if raters is None:
+            raters, weights, total = names, per_rater, np.zeros(len(names))
+        elif names != raters or not np.allclose(per_rater, weights):
+            raise ValueError("every draw must have the same raters and ratings")
+        total += np.bincount(pairs.rater, cost, len(names))
+    if raters is None:
+        raise ValueError("no draws")
+    return raters, total / len(draws), weights
+
+
+def cross_validate_report(
+    report: GoldReport, *, n_splits: int = 100, seed: int = 0
+) -> CrossValidation:
+    """:func:`recommender.crossval.cross_validate` over the configurations of ``report``
+    (in their order: list the simplest first)."""
+    if not report.results:
+        raise ValueError("no configuration was evaluated")
+    return cross_validate(
+        [r.rater_costs for r in report.results],
+        report.rater_weights,
+        [r.label for r in report.results],
+        n_splits=n_splits,
+        seed=seed,
+    )
 
 
 def _pooled_accuracy(per_draw: Sequence[tuple[Ratings, Ratings]], regime: str) -> float:
