@@ -51,8 +51,9 @@ class CrossValidation:
     half. ``chosen``: rule -> (n_folds,) index of the configuration the rule chose on the
     fold's selection half; ``selection_masks``: (n_folds, n_raters) True for the raters of
     each fold's selection half (raters with pairs, in input order). ``full``: (n_configs,)
-    loss on every rater. ``paired_se``: (n_configs,) standard error of ``full[k] - full[0]`` from the per-rater paired
-    differences of cost (``sqrt(n) * std(d) / sum(weights)``).
+    loss on every rater. ``paired_se``: (n_configs,) standard error of
+    ``full[k] - full[0]`` from the per-rater paired differences of cost
+    (``sqrt(n) * std(d) / sum(weights)``).
     """
 
     labels: tuple[str, ...]
