@@ -53,7 +53,7 @@ from recommender.affinity.options import (
     PUBLICATION_BLOCK,
 )
 from recommender.affinity.params import ScoringParams
-from recommender.affinity.similarity import Channel, Vectors
+from recommender.affinity.similarity import Channel, Vectors, as_dense
 
 FloatMatrix = npt.NDArray[np.float32]
 Progress = Callable[[float, str], None]
@@ -445,7 +445,7 @@ def _as_channels(
         return list(paper_vectors)
     if publication_vectors is None:
         raise ValueError("publication_vectors is required with paper_vectors")
-    return [Channel(paper_vectors, publication_vectors)]  # type: ignore[arg-type]
+    return [Channel(paper_vectors, publication_vectors)]
 
 
 def _resolve_keep_dense(
@@ -584,8 +584,7 @@ def dense_affinity(
     offsets = np.asarray(offsets, dtype=np.int64)
     similarity = None
     for channel in channels:
-        product = channel.paper_vectors @ channel.publication_vectors.T
-        block = np.asarray(product.toarray() if sp.issparse(product) else product, np.float32)
+        block = as_dense(channel.paper_vectors @ channel.publication_vectors.T)
         block = block * np.float32(channel.coefficient)
         similarity = block if similarity is None else similarity + block
     assert similarity is not None
