@@ -214,7 +214,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--config",
         action="append",
         default=[],
-        help="NAME=JSON or a JSON file of an AffinityConfig; repeatable",
+        help="NAME=JSON or a JSON file of ScoringParams fields; repeatable",
     )
     evaluate.add_argument("--bootstrap", type=int, default=1000, help="rater resamples for the CI")
     evaluate.add_argument("--seed", type=int, default=0)
@@ -251,7 +251,8 @@ def _add_affinity_options(parser: argparse.ArgumentParser) -> None:
         "--model",
         type=Path,
         default=None,
-        help="local sentence-transformers model directory (default: MiniLM-L6)",
+        help="local sentence-transformers model directory, or the name of a model in "
+        "$RECOMMENDER_MODELS (default: all-MiniLM-L6-v2, bundled)",
     )
     parser.add_argument("--method", default=None, choices=["tfidf", "embedding", "combined"])
     parser.add_argument("--aggregation", default=None)
@@ -271,33 +272,33 @@ def _add_affinity_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _affinity_config(args: argparse.Namespace) -> Any:
-    from recommender.affinity import AffinityConfig
+    """(ScoringParams, RunOptions) from the affinity flags and the environment."""
+    from recommender.affinity import RunOptions, ScoringParams
 
     overrides: dict[str, Any] = {}
     if args.method:
         overrides["method"] = args.method
     if args.aggregation:
         overrides["aggregation"] = args.aggregation
-    if args.encoder_backend:
-        overrides["encoder_backend"] = args.encoder_backend
-    if args.model is not None:
-        if not args.model.is_dir():
-            raise CommandError(f"--model {args.model}: not a directory")
-        overrides["model_path"] = str(args.model)
-    cache_dir = args.cache_dir or default_cache_dir()
-    overrides["cache_dir"] = str(cache_dir)
-    base = AffinityConfig()
     try:
-        return AffinityConfig.from_dict({**base.to_dict(), **overrides})
+        options = RunOptions.from_env()
+        if args.encoder_backend:
+            options = options.replace(encoder_backend=args.encoder_backend)
+        if args.cache_dir is not None:
+            options = options.replace(cache_dir=args.cache_dir)
+        if args.model is not None:
+            if str(args.model) in options.model_names():
+                overrides["model"] = str(args.model)
+            elif args.model.is_dir():
+                options, overrides["model"] = options.with_model_directory(args.model)
+            else:
+                raise CommandError(
+                    f"--model {args.model}: neither a directory nor a configured model name "
+                    f"({', '.join(options.model_names())})"
+                )
+        return ScoringParams.from_dict(overrides), options
     except ValueError as error:
         raise CommandError(str(error)) from None
-
-
-def default_cache_dir() -> Path:
-    configured = os.environ.get("RECOMMENDER_CACHE_DIR")
-    if configured:
-        return Path(configured)
-    return Path.home() / ".cache" / "reviewer-recommender"
 
 
 def _read_corpus(archives: Path, submissions: Path, publications: Path | None = None) -> Any:
@@ -321,19 +322,25 @@ def _run_score(args: argparse.Namespace) -> int:
         raise CommandError("--scheduler needs --engine dask")
     if args.top_k is not None and args.top_k < 1:
         raise CommandError(f"--top-k must be >= 1, got {args.top_k}")
-    config = _affinity_config(args)
+    params, options = _affinity_config(args)
     corpus = _read_corpus(args.archives, args.submissions, args.publications)
-    model = AffinityModel(config).fit(corpus.reviewers, corpus.submissions)
     if args.engine == "dask":
-        from recommender.distributed import dask_model_affinity
+        from recommender.distributed import dask_score
 
         try:
-            affinity = dask_model_affinity(model, scheduler_address=args.scheduler)
+            model, affinity = dask_score(
+                corpus.reviewers,
+                corpus.submissions,
+                params,
+                options,
+                scheduler_address=args.scheduler,
+            )
         except ValueError as error:
             raise CommandError(f"--engine dask: {error}") from None
         except OSError as error:
             raise CommandError(f"--scheduler {args.scheduler}: {error}") from None
     else:
+        model = AffinityModel(params, options).fit(corpus.reviewers, corpus.submissions)
         affinity = model.affinity()
     if args.bids is not None:
         from recommender.bids import apply_bids
@@ -342,7 +349,7 @@ def _run_score(args: argparse.Namespace) -> int:
         if not affinity.is_dense:
             raise CommandError(
                 "--bids needs the full score matrix, which exceeds the memory bound "
-                f"({config.dense_limit_bytes} bytes) for this venue"
+                f"({options.dense_limit_bytes} bytes) for this venue"
             )
         affinity = apply_bids(affinity, read_bids(args.bids), args.bid_weight).affinity
     try:
@@ -352,7 +359,7 @@ def _run_score(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
     print(
         f"scored {len(affinity.paper_ids)} papers x {len(affinity.reviewer_ids)} reviewers "
-        f"({model.config.method}, {args.engine}) in {elapsed:.1f} s -> {args.output}"
+        f"({params.method}, {args.engine}) in {elapsed:.1f} s -> {args.output}"
     )
     if args.explain:
         print(json.dumps(model.explain(*args.explain).to_dict(), indent=2))
@@ -538,7 +545,7 @@ def _run_demo(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     corpus = _read_corpus(SAMPLE_REVIEWERS, SAMPLE_SUBMISSIONS)
-    model = AffinityModel(_affinity_config(args)).fit(corpus.reviewers, corpus.submissions)
+    model = AffinityModel(*_affinity_config(args)).fit(corpus.reviewers, corpus.submissions)
     affinity = model.affinity()
     scored = time.perf_counter()
     conflicts = detect_conflicts(corpus.reviewers, corpus.submissions)
@@ -575,7 +582,7 @@ def _run_demo(args: argparse.Namespace) -> int:
     _write_csv_atomic(conflicts, output / "conflicts.csv")
     summary = {
         **assignment.summary(),
-        "affinity": model.config.to_dict(),
+        "affinity": model.params.to_dict(),
         "conflicts": len(conflicts),
         "score_seconds": round(scored - started, 2),
         "total_seconds": round(finished - started, 2),
@@ -585,7 +592,7 @@ def _run_demo(args: argparse.Namespace) -> int:
         f"demo: {len(corpus.submissions)} ICLR 2026 submissions x {len(corpus.reviewers)} reviewers"
     )
     print(
-        f"affinity: {model.config.method} ({model.config.aggregation}), "
+        f"affinity: {model.params.method} ({model.params.aggregation}), "
         f"{summary['score_seconds']} s; conflicts found: {len(conflicts)}"
     )
     _print_summary(assignment.summary())
@@ -613,7 +620,7 @@ def _write_csv_atomic(frame: Any, path: Path) -> None:
 
 
 def _run_evaluate(args: argparse.Namespace) -> int:
-    from recommender.affinity import AffinityConfig
+    from recommender.affinity import RunOptions, ScoringParams
     from recommender.crossval import format_cross_validation
     from recommender.evaluate import (
         CV_CANDIDATES,
@@ -626,7 +633,12 @@ def _run_evaluate(args: argparse.Namespace) -> int:
         raise CommandError(f"--gold {args.gold}: not a directory")
     if args.cv_splits < 1:
         raise CommandError(f"--cv-splits: must be >= 1, got {args.cv_splits}")
-    cache = {"cache_dir": str(args.cache_dir or default_cache_dir())}
+    try:
+        options = RunOptions.from_env()
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    if args.cache_dir is not None:
+        options = options.replace(cache_dir=args.cache_dir)
     configs: dict[str, Any] = {}
     for spec in args.config or []:
         name, _, body = spec.partition("=")
@@ -640,23 +652,19 @@ def _run_evaluate(args: argparse.Namespace) -> int:
         except json.JSONDecodeError as error:
             raise CommandError(f"--config {name}: invalid JSON ({error})") from None
         if not isinstance(values, dict):
-            raise CommandError(f"--config {name}: expected a JSON object of AffinityConfig fields")
+            raise CommandError(f"--config {name}: expected a JSON object of ScoringParams fields")
         try:
-            configs[name] = AffinityConfig.from_dict(
-                {**AffinityConfig().to_dict(), **cache, **values}
-            )
+            configs[name] = ScoringParams.from_dict(values)
         except (TypeError, ValueError) as error:
             raise CommandError(f"--config {name}: {error}") from None
     if not configs and args.cv:
-        for name, values in CV_CANDIDATES.items():
-            configs[name] = AffinityConfig.from_dict(
-                {**AffinityConfig().to_dict(), **cache, **values}
-            )
+        configs = {name: ScoringParams.from_dict(values) for name, values in CV_CANDIDATES.items()}
     if not configs:
-        configs["default"] = AffinityConfig.from_dict({**AffinityConfig().to_dict(), **cache})
+        configs["default"] = ScoringParams()
     report = evaluate_gold(
         args.gold,
         list(configs.values()),
+        options=options,
         labels=list(configs),
         draws=args.draws,
         bootstrap_samples=args.bootstrap,

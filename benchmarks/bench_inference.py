@@ -5,7 +5,7 @@ backend, all texts are embedded once (timed), in the order plain, backends..., p
 (the two plain runs bound drift from other load on the machine; the ratio uses their mean).
 Quality: cosine to the float32 vectors, agreement of the per-rater score order, and the
 gold-dev pairwise loss (recommender.evaluate.pairwise_loss, mean over the 10 draws) of
-embedding-only affinity (aggregation = AffinityConfig default: top-3 mean).
+embedding-only affinity (aggregation = ScoringParams default: top-3 mean).
 
     python -m benchmarks.bench_inference [--gold /work/shared/gold-dev] [--threads 2]
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from recommender.affinity import AffinityConfig, aggregate
+from recommender.affinity import ScoringParams, aggregate
 from recommender.embeddings import default_model_path, load_model
 from recommender.evaluate import gold_draws, pairwise_loss, read_gold_ratings
 from recommender.fast_encoder import FastEncoder, cpu_flags
@@ -34,7 +34,7 @@ def _gold_corpora(gold_dir: Path):
     ]
 
 
-def _gold_loss(corpora, gold, vectors: dict[str, np.ndarray], config: AffinityConfig):
+def _gold_loss(corpora, gold, vectors: dict[str, np.ndarray], config: ScoringParams):
     losses, orders = [], []
     for reviewers, submissions in corpora:
         pub_vectors = np.stack([vectors[p.text] for r in reviewers for p in r.publications])
@@ -118,7 +118,7 @@ def main() -> None:
     plain()
     second_plain = time.perf_counter() - started
     plain_seconds = (first_plain + second_plain) / 2
-    config = AffinityConfig(method="embedding")
+    config = ScoringParams(method="embedding")
     base_loss, base_orders = _gold_loss(
         corpora, gold, dict(zip(texts, vectors["plain"], strict=True)), config
     ) if not args.limit else (float("nan"), [])

@@ -33,8 +33,8 @@ import psutil
 from threadpoolctl import threadpool_limits
 
 from benchmarks.synthetic_venue import VenueShape, synthetic_venue_corpus
-from recommender.affinity import AffinityConfig, AffinityModel
-from recommender.blockwise import blockwise_affinity, dense_affinity
+from recommender.affinity import AffinityModel, ScoringParams
+from recommender.affinity.blockwise import blockwise_affinity, dense_affinity
 from recommender.corpus import Corpus
 from recommender.distributed import dask_blockwise_affinity, dask_client
 from recommender.profiles import TfidfProfiler
@@ -90,7 +90,7 @@ def _line(label: str, m: Measure, extra: str = "") -> None:
           flush=True)
 
 
-def stage_baseline(args: argparse.Namespace, config: AffinityConfig) -> None:
+def stage_baseline(args: argparse.Namespace, config: ScoringParams) -> None:
     shape = VenueShape(n_papers=args.small_papers, n_reviewers=args.small_reviewers)
     corpus = synthetic_venue_corpus(shape, seed=1)
     papers, pubs, offsets, _ = _vectors(corpus)
@@ -98,14 +98,14 @@ def stage_baseline(args: argparse.Namespace, config: AffinityConfig) -> None:
     print(f"[baseline] {papers.shape[0]} papers x {len(offsets) - 1} reviewers x "
           f"{shape.pubs_per_reviewer} pubs = {pairs:.3g} pairs; vocabulary {papers.shape[1]}")
     with measured() as naive:
-        reference = dense_affinity(papers, pubs, offsets, config=config)
+        reference = dense_affinity(papers, pubs, offsets, params=config)
     _line("naive dense (full similarity matrix)", naive)
     model = AffinityModel(config).fit(corpus.reviewers, corpus.submissions)
     with measured() as product:
         product_scores = model.affinity().scores
     _line("AffinityModel.affinity() (dense path)", product)
     with measured() as block:
-        result = blockwise_affinity(papers, pubs, offsets, config=config, keep_dense=True)
+        result = blockwise_affinity(papers, pubs, offsets, params=config, keep_dense=True)
     _line("blockwise_affinity", block)
     error = float(np.abs(result.dense_scores() - reference).max())
     error_model = float(np.abs(result.dense_scores() - product_scores).max())
@@ -117,7 +117,7 @@ def stage_baseline(args: argparse.Namespace, config: AffinityConfig) -> None:
           f"{per_pair * 19525 * 18054 * 20 / 60:.1f} min (linear in pairs)")
 
 
-def stage_full(args: argparse.Namespace, config: AffinityConfig) -> None:
+def stage_full(args: argparse.Namespace, config: ScoringParams) -> None:
     shape = VenueShape(n_papers=args.papers, n_reviewers=args.reviewers)
     print(f"[full] {shape.n_papers} papers x {shape.n_reviewers} reviewers x "
           f"{shape.pubs_per_reviewer} pubs, aggregation {config.aggregation} (k={config.k})")
@@ -137,7 +137,7 @@ def stage_full(args: argparse.Namespace, config: AffinityConfig) -> None:
             print(f"    {fraction:5.0%} {stage}", flush=True)
 
     with measured() as scoring:
-        result = blockwise_affinity(papers, pubs, offsets, config=config, progress=progress,
+        result = blockwise_affinity(papers, pubs, offsets, params=config, progress=progress,
                                     k_per_paper=args.k_per_paper,
                                     k_per_reviewer=args.k_per_reviewer)
     pairs = papers.shape[0] * pubs.shape[0]
@@ -151,7 +151,7 @@ def stage_full(args: argparse.Namespace, config: AffinityConfig) -> None:
           f"{psutil.Process().memory_info().rss / GIB:.2f} GiB now")
 
 
-def stage_dask(args: argparse.Namespace, config: AffinityConfig) -> None:
+def stage_dask(args: argparse.Namespace, config: ScoringParams) -> None:
     shape = VenueShape(n_papers=args.dask_papers, n_reviewers=args.dask_reviewers)
     corpus = synthetic_venue_corpus(shape, seed=2)
     papers, pubs, offsets, _ = _vectors(corpus)
@@ -159,7 +159,7 @@ def stage_dask(args: argparse.Namespace, config: AffinityConfig) -> None:
     pairs = papers.shape[0] * pubs.shape[0]
     print(f"[dask] {papers.shape[0]} papers x {len(offsets) - 1} reviewers = {pairs:.3g} pairs;"
           f" cores {os.cpu_count()}, load {os.getloadavg()[0]:.2f}")
-    options = {"config": config, "paper_block": 256, "keep_dense": False}
+    options = {"params": config, "paper_block": 256, "keep_dense": False}
     with threadpool_limits(limits=1), measured() as single:
         local = blockwise_affinity(papers, pubs, offsets, **options)
     _line("single process, 1 BLAS thread", single, f"{pairs / single.seconds / 1e6:.0f} M pairs/s")
@@ -193,7 +193,7 @@ def stage_dask(args: argparse.Namespace, config: AffinityConfig) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stages", default="baseline,full,dask")
-    parser.add_argument("--aggregation", default=AffinityConfig().aggregation)
+    parser.add_argument("--aggregation", default=ScoringParams().aggregation)
     parser.add_argument("--k", type=int, default=3)
     parser.add_argument("--papers", type=int, default=19_525)
     parser.add_argument("--reviewers", type=int, default=18_054)
@@ -204,7 +204,7 @@ def main() -> None:
     parser.add_argument("--k-per-paper", type=int, default=100)
     parser.add_argument("--k-per-reviewer", type=int, default=50)
     args = parser.parse_args()
-    config = AffinityConfig(method="tfidf", aggregation=args.aggregation, k=args.k)
+    config = ScoringParams(method="tfidf", aggregation=args.aggregation, k=args.k)
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores "
           f"(machine shared: figures are upper bounds)")
     stages = {"baseline": stage_baseline, "full": stage_full, "dask": stage_dask}

@@ -12,6 +12,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -123,6 +124,94 @@ class TfidfProfiler:
         return self.vectorizer_.get_feature_names_out()
 
 
+ChunkCallback = Callable[[npt.NDArray[np.int64], npt.NDArray[np.float32]], None]
+Progress = Callable[[float, str], None]
+
+ENCODE_CHUNK = 256
+"""Texts embedded between two progress reports (and cancel points): a few seconds of CPU."""
+
+
+class TextEncoder(Protocol):
+    """What embeds texts for an :class:`EmbeddingProfiler`: this process
+    (:class:`LocalTextEncoder`) or a cluster (:class:`recommender.distributed.DaskTextEncoder`).
+
+    ``identity``: the embedding-cache key of its vectors. ``encode_chunks(texts, on_chunk)``
+    embeds ``texts`` in chunks, calling ``on_chunk(indices, vectors)`` after each (vectors
+    float32, L2-normalised; ``on_chunk`` may raise to stop). ``dimension()``: vector size.
+    """
+
+    @property
+    def identity(self) -> str: ...
+
+    def dimension(self) -> int: ...
+
+    def encode_chunks(self, texts: list[str], on_chunk: ChunkCallback) -> None: ...
+
+
+class LocalTextEncoder:
+    """Embeds texts in this process: a :mod:`recommender.fast_encoder` backend on CPU, the
+    float32 sentence-transformers model on another ``device``. The model is loaded on the
+    first text to embed, not before (a fully cached venue never loads it)."""
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str] | None = None,
+        *,
+        batch_size: int = 32,
+        device: str = "cpu",
+        backend: str = "auto",
+        cache_dir: str | os.PathLike[str] | None = None,
+        chunk_size: int = ENCODE_CHUNK,
+    ):
+        self.model_path = Path(model_path) if model_path is not None else default_model_path()
+        self.batch_size = batch_size
+        self.device = device
+        self.cache_dir = cache_dir
+        self.chunk_size = chunk_size
+        if device != "cpu":
+            if backend not in ("auto", "torch"):
+                raise ValueError(
+                    f"encoder backend {backend!r} runs on CPU only; use 'torch' on {device!r}"
+                )
+            self.backend = "torch"
+        else:
+            self.backend = choose_backend(backend)
+        self._identity: str | None = None
+
+    @property
+    def identity(self) -> str:
+        """Cache key of the vectors: the model identity, plus the backend unless float32."""
+        if self._identity is None:
+            if self.device == "cpu":
+                self._identity = self._fast().identity
+            else:
+                self._identity = model_identity(self.model_path)
+        return self._identity
+
+    def _fast(self) -> FastEncoder:
+        return _fast_encoder(self.model_path, self.backend, self.batch_size, self.cache_dir)
+
+    def dimension(self) -> int:
+        if self.device != "cpu":
+            return embedding_dimension(load_model(self.model_path, self.device))
+        return self._fast().dimension
+
+    def encode_chunks(self, texts: list[str], on_chunk: ChunkCallback) -> None:
+        """Length-sorted chunks of ``chunk_size`` texts (bounded memory, a progress report
+        and a cancel point after each)."""
+        if self.device != "cpu":
+            model = load_model(self.model_path, self.device)
+            encode_sorted(
+                model, texts, self.batch_size, chunk_size=self.chunk_size, on_chunk=on_chunk
+            )
+            return
+        encoder = self._fast()
+        order = np.argsort([-len(t) for t in texts], kind="stable")
+        for start in range(0, len(texts), self.chunk_size):
+            index = order[start : start + self.chunk_size]
+            on_chunk(index, encoder.encode([texts[i] for i in index]))
+
+
 class EmbeddingProfiler:
     """Dense sentence embeddings, float32 (n, dim), L2-normalised.
 
@@ -130,10 +219,12 @@ class EmbeddingProfiler:
     all-MiniLM-L6-v2). ``backend``: a :mod:`recommender.fast_encoder` backend on CPU
     (``auto`` = bfloat16 where the CPU has bf16 units, else float32 torch); on another
     ``device`` (e.g. ``cuda``) the float32 sentence-transformers model runs there and
-    ``backend`` must be ``auto`` or ``torch``. Encoders are loaded lazily, once per process.
-    With a ``cache``, only texts not yet stored under :attr:`identity` (model *and* backend:
-    backends give slightly different vectors, so they never share entries) are encoded;
-    ``n_encoded`` counts texts actually run through the model. ``fit`` is a no-op.
+    ``backend`` must be ``auto`` or ``torch``. ``encoder``: embeds the texts instead (e.g.
+    on a Dask cluster); it must compute the same vectors. Encoders are loaded lazily, once
+    per process. With a ``cache``, only texts not yet stored under :attr:`identity` (model
+    *and* backend: backends give slightly different vectors, so they never share entries)
+    are encoded; ``n_encoded`` counts texts actually run through the model. ``fit`` is a
+    no-op.
     """
 
     def __init__(
@@ -143,52 +234,32 @@ class EmbeddingProfiler:
         batch_size: int = 32,
         device: str = "cpu",
         backend: str = "auto",
+        encoder: TextEncoder | None = None,
     ):
-        self.model_path = Path(model_path) if model_path is not None else default_model_path()
         self.cache = cache
-        self.batch_size = batch_size
-        self.device = device
-        if device != "cpu":
-            if backend not in ("auto", "torch"):
-                raise ValueError(
-                    f"encoder backend {backend!r} runs on CPU only; use 'torch' on {device!r}"
-                )
-            self.backend = "torch"
-        else:
-            self.backend = choose_backend(backend)
+        self.encoder: TextEncoder = encoder or LocalTextEncoder(
+            model_path,
+            batch_size=batch_size,
+            device=device,
+            backend=backend,
+            cache_dir=cache.directory if cache is not None else None,
+        )
         self.n_encoded = 0
-        self._identity: str | None = None
 
     @property
     def identity(self) -> str:
-        """Cache key of the vectors: the model identity, plus the backend unless float32."""
-        if self._identity is None:
-            if self.device == "cpu":
-                self._identity = _fast_encoder(
-                    self.model_path, self.backend, self.batch_size
-                ).identity
-            else:
-                self._identity = model_identity(self.model_path)
-        return self._identity
+        """Cache key of the vectors (see :class:`TextEncoder`)."""
+        return self.encoder.identity
 
     def fit(self, texts: Sequence[str] | None = None) -> EmbeddingProfiler:
         return self
 
-    def _encode(self, texts: list[str], on_chunk: ChunkCallback) -> int:
-        """Encode ``texts`` in length-sorted chunks; returns the embedding dimension."""
-        if self.device != "cpu":
-            model = load_model(self.model_path, self.device)
-            encode_sorted(model, texts, self.batch_size, on_chunk=on_chunk)
-            return embedding_dimension(model)
-        encoder = _fast_encoder(self.model_path, self.backend, self.batch_size)
-        # Chunks bound the memory of one encode call and let the cache keep finished work.
-        order = np.argsort([-len(t) for t in texts], kind="stable")
-        for start in range(0, len(texts), _ENCODE_CHUNK):
-            index = order[start : start + _ENCODE_CHUNK]
-            on_chunk(index, encoder.encode([texts[i] for i in index]))
-        return encoder.dimension
-
-    def transform(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    def transform(
+        self, texts: Sequence[str], *, progress: Progress | None = None
+    ) -> npt.NDArray[np.float32]:
+        """float32 (len(texts), dim). ``progress(fraction, stage)``: after every chunk
+        embedded, fraction = texts embedded / texts to embed (cached ones excluded); it may
+        raise to cancel (chunks done so far stay in the cache)."""
         texts = list(texts)
         keys = [text_key(t) for t in texts]
         known = self.cache.get(self.identity, keys) if self.cache is not None else {}
@@ -198,39 +269,45 @@ class EmbeddingProfiler:
                 missing[key] = text
         if missing:
             missing_keys = list(missing)
+            done = [0]
 
             def store(index: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32]) -> None:
                 chunk = {missing_keys[i]: v for i, v in zip(index, vectors, strict=True)}
                 if self.cache is not None:
                     self.cache.put(self.identity, chunk)
                 known.update(chunk)
+                done[0] += len(index)
+                if progress is not None:
+                    progress(
+                        done[0] / len(missing_keys),
+                        f"embedded {done[0]:,}/{len(missing_keys):,} texts",
+                    )
 
-            self._encode(list(missing.values()), store)
+            self.encoder.encode_chunks(list(missing.values()), store)
             self.n_encoded += len(missing)
         if not texts:
-            if self.device != "cpu":
-                dim = embedding_dimension(load_model(self.model_path, self.device))
-            else:
-                dim = _fast_encoder(self.model_path, self.backend, self.batch_size).dimension
-            return np.zeros((0, dim), dtype=np.float32)
+            return np.zeros((0, self.encoder.dimension()), dtype=np.float32)
         return np.stack([known[k] for k in keys]).astype(np.float32, copy=False)
 
     def fit_transform(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         return self.transform(texts)
 
 
-ChunkCallback = Callable[[npt.NDArray[np.int64], npt.NDArray[np.float32]], None]
-_ENCODE_CHUNK = 1024
-_ENCODERS: dict[tuple[str, str, int], FastEncoder] = {}
+_ENCODERS: dict[tuple[str, str, int, str], FastEncoder] = {}
 _ENCODERS_LOCK = threading.Lock()
 
 
-def _fast_encoder(model_path: Path, backend: str, batch_size: int) -> FastEncoder:
-    """One FastEncoder per (model, backend, batch size) and process (loading costs seconds)."""
-    key = (str(model_path), backend, batch_size)
+def _fast_encoder(
+    model_path: Path, backend: str, batch_size: int, cache_dir: str | os.PathLike[str] | None
+) -> FastEncoder:
+    """One FastEncoder per (model, backend, batch size, cache) and process (loading costs
+    seconds)."""
+    key = (str(model_path), backend, batch_size, str(cache_dir))
     with _ENCODERS_LOCK:
         encoder = _ENCODERS.get(key)
         if encoder is None:
-            encoder = FastEncoder(model_path, backend=backend, batch_size=batch_size)
+            encoder = FastEncoder(
+                model_path, backend=backend, batch_size=batch_size, cache_dir=cache_dir
+            )
             _ENCODERS[key] = encoder
     return encoder

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from recommender.affinity import AffinityConfig
-from recommender.blockwise import blockwise_affinity
+from recommender.affinity import RunOptions, ScoringParams
+from recommender.affinity.blockwise import blockwise_affinity
 from recommender.distributed import (
     dask_blockwise_affinity,
     dask_client,
@@ -34,9 +34,9 @@ def thread_client():
 
 def test_dask_blockwise_equals_local(thread_client) -> None:
     papers, pubs, offsets = _inputs(1)
-    config = AffinityConfig(method="tfidf", aggregation="topk", k=2)
+    config = ScoringParams(method="tfidf", aggregation="topk", k=2)
     options = {
-        "config": config,
+        "params": config,
         "k_per_paper": 3,
         "k_per_reviewer": 4,
         "paper_block": 4,
@@ -63,8 +63,8 @@ def test_dask_blockwise_equals_local(thread_client) -> None:
 
 def test_dask_blockwise_on_local_processes() -> None:
     papers, pubs, offsets = _inputs(2)
-    config = AffinityConfig(method="tfidf", aggregation="max")
-    options = {"config": config, "k_per_paper": 2, "k_per_reviewer": 2, "paper_block": 8}
+    config = ScoringParams(method="tfidf", aggregation="max")
+    options = {"params": config, "k_per_paper": 2, "k_per_reviewer": 2, "paper_block": 8}
     local = blockwise_affinity(papers, pubs, offsets, **options)
     remote = dask_blockwise_affinity(
         papers, pubs, offsets, n_workers=2, threads_per_worker=1, **options
@@ -111,13 +111,13 @@ def test_dask_model_affinity_equals_model_affinity() -> None:
     submissions = [
         Submission(id=f"s{i}", title=" ".join(rng.choice(words, 5)), abstract="") for i in range(9)
     ]
-    config = AffinityConfig(method="tfidf", aggregation="topk", k=2, paper_centering=True)
+    config = ScoringParams(method="tfidf", aggregation="topk", k=2, paper_centering=True)
     model = AffinityModel(config).fit(reviewers, submissions)
     local = model.affinity()
     remote = dask_model_affinity(model, n_workers=1, processes=False, paper_block=4)
     assert remote.scores is not None and local.scores is not None
     np.testing.assert_allclose(remote.scores, local.scores, rtol=0, atol=1e-6)
-    sparse_model = AffinityModel(config.replace(dense_limit_bytes=0, keep_per_paper=2)).fit(
+    sparse_model = AffinityModel(config, RunOptions(dense_limit_bytes=0, keep_per_paper=2)).fit(
         reviewers, submissions
     )
     sparse_local = sparse_model.affinity()
