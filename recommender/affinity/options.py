@@ -29,6 +29,7 @@ from recommender.embeddings import (
     default_model_path,
 )
 from recommender.fast_encoder import BACKENDS
+from recommender.packaged_models import packaged_model_names, packaged_model_path
 
 BLOCKWISE_MIN_PAIRS = 50_000_000
 """Above this many (paper, publication) pairs a venue is scored blockwise (bounded memory):
@@ -58,7 +59,8 @@ class RunOptions:
 
     ``models``: extra embedding models by name, ``name -> local sentence-transformers
     directory``; :data:`~recommender.embeddings.DEFAULT_MODEL_NAME` always names the
-    bundled all-MiniLM-L6-v2 unless overridden here. ``cache_dir``: embedding cache and
+    bundled all-MiniLM-L6-v2 and ``all-mpnet-base-v2`` the packaged MPNet
+    (:mod:`recommender.packaged_models`) unless overridden here. ``cache_dir``: embedding cache and
     ONNX exports (None: embeddings are not cached). ``device``: ``cpu``, ``cuda[:N]`` or
     ``mps``; ``encoder_backend``: a :mod:`recommender.fast_encoder` backend (CPU).
     ``blockwise_min_pairs``, ``dense_limit_bytes``, ``keep_per_paper``,
@@ -105,15 +107,21 @@ class RunOptions:
             raise ValueError("invalid run options: " + "; ".join(problems))
 
     def model_names(self) -> list[str]:
-        """Names a client may give as ``ScoringParams.model``."""
-        return sorted({DEFAULT_MODEL_NAME, *self.models})
+        """Names a client may give as ``ScoringParams.model``: the configured models and
+        the packaged ones (:mod:`recommender.packaged_models`; one whose packages are not
+        installed fails when used, with the command that installs it)."""
+        return sorted({DEFAULT_MODEL_NAME, *packaged_model_names(), *self.models})
 
     def model_path(self, name: str) -> Path:
-        """The directory of the model called ``name``; ValueError naming the known ones."""
+        """The directory of the model called ``name``; ValueError naming the known ones
+        (:class:`~recommender.packaged_models.ModelNotInstalledError`, a ValueError, with
+        the install command for a packaged model that is not installed)."""
         if name in self.models:
             return self.models[name]
         if name == DEFAULT_MODEL_NAME:
             return default_model_path()
+        if name in packaged_model_names():
+            return packaged_model_path(name)
         raise ValueError(
             f"unknown embedding model {name!r}; this installation knows "
             f"{', '.join(self.model_names())}"
