@@ -252,7 +252,8 @@ def _add_affinity_options(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=None,
         help="local sentence-transformers model directory, or the name of a model in "
-        "$RECOMMENDER_MODELS (default: all-MiniLM-L6-v2, bundled)",
+        "$RECOMMENDER_MODELS or a packaged one (default: all-mpnet-base-v2; all-MiniLM-L6-v2 is "
+        "bundled)",
     )
     parser.add_argument("--method", default=None, choices=["tfidf", "embedding", "combined"])
     parser.add_argument("--aggregation", default=None)

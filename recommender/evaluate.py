@@ -204,8 +204,10 @@ CV_CANDIDATES: dict[str, dict[str, object]] = {
         "temperature": 2.0,
     },
     "tfidf+mpnet 50/50": {"method": "combined", "embedding_weight": 0.5, **_MPNET},
+    "tfidf+mpnet 30/70": {"method": "combined", "embedding_weight": 0.7, **_MPNET},
     "tfidf+mpnet 20/80": {"method": "combined", "embedding_weight": 0.8, **_MPNET},
-    "tfidf+mpnet 10/90": {"method": "combined", "embedding_weight": 0.9, **_MPNET},
+    "tfidf+mpnet 10/90 (default)": {"method": "combined", "embedding_weight": 0.9, **_MPNET},
+    "tfidf+mpnet 5/95": {"method": "combined", "embedding_weight": 0.95, **_MPNET},
 }
 """The candidates ``recommender evaluate --cv`` compares when no ``--config`` is given,
 simplest first (scoring fields over the defaults): the table behind the default."""

@@ -36,7 +36,6 @@ from api.store import (
     require_run,
 )
 from recommender.affinity.params import ScoringParams
-from recommender.embeddings import DEFAULT_MODEL_NAME
 
 router = APIRouter(tags=["affinity"])
 ExportFormat = Annotated[Literal["csv", "json"], Query(alias="format")]
@@ -107,7 +106,7 @@ def affinity_models(venue_id: str, principal: Reader, options: RunOptionsDep) ->
     """The embedding models this server offers (``config.model`` of an affinity job) and
     the default scoring parameters (the same as the command line's)."""
     return AffinityModelsOut(
-        models=options.model_names(), default=DEFAULT_MODEL_NAME, defaults=ScoringParams()
+        models=options.model_names(), default=ScoringParams().model, defaults=ScoringParams()
     )
 
 

@@ -191,7 +191,8 @@ def test_clients_never_choose_paths_devices_or_limits(api: Api, field: str) -> N
 def test_models_are_chosen_by_name_and_numbers_are_bounded(api: Api) -> None:
     venue, chair, viewer = api.new_venue()
     offered = api.call("GET", f"/venues/{venue}/affinity/models", viewer).json()
-    assert offered["models"] == ["all-MiniLM-L6-v2"] and offered["default"] in offered["models"]
+    assert offered["models"] == ["all-MiniLM-L6-v2", "all-mpnet-base-v2"]
+    assert offered["default"] == "all-mpnet-base-v2"
     assert offered["defaults"]["method"] == "combined"  # the command line's default
     for config in (
         {"method": "embedding", "model": "my-model"},

@@ -211,7 +211,7 @@ def test_run_options_from_the_environment(tmp_path) -> None:
             "RECOMMENDER_BATCH_SIZE": "64",
         }
     )
-    assert options.model_names() == sorted([DEFAULT_MODEL_NAME, "mini"])
+    assert options.model_names() == sorted([DEFAULT_MODEL_NAME, "all-mpnet-base-v2", "mini"])
     assert options.model_path("mini") == default_model_path()
     assert options.cache_dir == tmp_path and options.batch_size == 64
     assert RunOptions.from_env({"RECOMMENDER_CACHE_DIR": "none"}).cache_dir is None
