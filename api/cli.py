@@ -297,7 +297,10 @@ def _affinity_config(args: argparse.Namespace) -> Any:
                     f"--model {args.model}: neither a directory nor a configured model name "
                     f"({', '.join(options.model_names())})"
                 )
-        return ScoringParams.from_dict(overrides), options
+        params = ScoringParams.from_dict(overrides)
+        if params.uses_embedding:
+            options.model_path(params.model)  # a model that is not installed fails here, in words
+        return params, options
     except ValueError as error:
         raise CommandError(str(error)) from None
 
@@ -662,6 +665,12 @@ def _run_evaluate(args: argparse.Namespace) -> int:
         configs = {name: ScoringParams.from_dict(values) for name, values in CV_CANDIDATES.items()}
     if not configs:
         configs["default"] = ScoringParams()
+    for name, params in configs.items():
+        if params.uses_embedding:
+            try:
+                options.model_path(params.model)
+            except ValueError as error:
+                raise CommandError(f"--config {name}: {error}") from None
     report = evaluate_gold(
         args.gold,
         list(configs.values()),

