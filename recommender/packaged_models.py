@@ -20,11 +20,17 @@ import hashlib
 import os
 import shutil
 import tempfile
+import time
 import zipfile
 from importlib import metadata
 from pathlib import Path, PurePosixPath
 
-from recommender.embeddings import DEFAULT_MODEL_NAME, default_cache_dir, default_model_path
+from recommender.embeddings import (
+    CACHE_DIR_ENV,
+    DEFAULT_MODEL_NAME,
+    default_cache_dir,
+    default_model_path,
+)
 
 MINILM_NAME = DEFAULT_MODEL_NAME
 MPNET_NAME = "all-mpnet-base-v2"
@@ -85,8 +91,17 @@ def packaged_model_path(name: str, cache_dir: str | os.PathLike[str] | None = No
     if name == MINILM_NAME:
         return default_model_path()
     if name == MPNET_NAME:
-        return _mpnet_directory(Path(cache_dir) if cache_dir else default_cache_dir())
+        return _mpnet_directory(Path(cache_dir) if cache_dir else models_root())
     raise ValueError(f"unknown packaged model {name!r}; known: {', '.join(packaged_model_names())}")
+
+
+def models_root() -> Path:
+    """Where assembled models live: :func:`recommender.embeddings.default_cache_dir`, also
+    when ``$RECOMMENDER_CACHE_DIR`` is ``none`` (that disables the embedding cache only: an
+    assembled model is needed either way, so it goes to ``~/.cache/reviewer-recommender``)."""
+    if os.environ.get(CACHE_DIR_ENV, "").strip().lower() == "none":
+        return Path.home() / ".cache" / "reviewer-recommender"
+    return default_cache_dir()
 
 
 def _distribution(package: str) -> metadata.Distribution | None:
@@ -126,6 +141,7 @@ def _mpnet_directory(cache_dir: Path) -> Path:
         return target
     parts = mpnet_parts()
     target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_builds(target)
     building = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
     try:
         archive = building / "archive.zip"
@@ -146,6 +162,18 @@ def _mpnet_directory(cache_dir: Path) -> Path:
     finally:
         shutil.rmtree(building, ignore_errors=True)
     return target
+
+
+def _remove_stale_builds(target: Path, older_than_s: float = 3600.0) -> None:
+    """Remove build directories of ``target`` left by a process killed while assembling
+    (a live build is minutes old at most)."""
+    now = time.time()
+    for stale in target.parent.glob(f".{target.name}.*"):
+        try:
+            if stale.is_dir() and now - stale.stat().st_mtime > older_than_s:
+                shutil.rmtree(stale, ignore_errors=True)
+        except OSError:
+            continue
 
 
 def _extract(archive: Path, into: Path) -> None:

@@ -96,3 +96,28 @@ def test_installed_parts_give_the_upstream_weights() -> None:
     directory = pm.packaged_model_path(pm.MPNET_NAME)
     assert (directory / "model.safetensors").stat().st_size == pm.MPNET_WEIGHTS_BYTES
     assert (directory / ".complete").read_text().strip() == pm.MPNET_WEIGHTS_SHA256
+
+
+def test_stale_builds_of_a_killed_process_are_removed(tmp_path, fake_mpnet) -> None:
+    import os
+    import time
+
+    models = tmp_path / "cache" / "models"
+    stale = models / f".{pm.MPNET_NAME}-{pm.MPNET_WEIGHTS_SHA256[:12]}.killed"
+    fresh = models / f".{pm.MPNET_NAME}-{pm.MPNET_WEIGHTS_SHA256[:12]}.running"
+    for build in (stale, fresh):
+        build.mkdir(parents=True)
+        (build / "archive.zip").write_bytes(b"partial")
+    hours_ago = time.time() - 2 * 3600
+    os.utime(stale, (hours_ago, hours_ago))
+    pm.packaged_model_path(pm.MPNET_NAME, tmp_path / "cache")
+    assert not stale.exists()
+    assert fresh.exists()  # may belong to a live concurrent build
+
+
+def test_a_disabled_embedding_cache_does_not_move_the_models(monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("RECOMMENDER_CACHE_DIR", "none")
+    assert pm.models_root() == tmp_path / ".cache" / "reviewer-recommender"
+    monkeypatch.setenv("RECOMMENDER_CACHE_DIR", str(tmp_path / "c"))
+    assert pm.models_root() == tmp_path / "c"
