@@ -670,7 +670,7 @@ def _run_evaluate(args: argparse.Namespace) -> int:
             try:
                 options.model_path(params.model)
             except ValueError as error:
-                raise CommandError(f"--config {name}: {error}") from None
+                raise CommandError(f"configuration {name!r}: {error}") from None
     report = evaluate_gold(
         args.gold,
         list(configs.values()),
