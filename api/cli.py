@@ -314,6 +314,13 @@ def _run_score(args: argparse.Namespace) -> int:
     if args.top_k is not None and args.top_k < 1:
         raise CommandError(f"--top-k must be >= 1, got {args.top_k}")
     params, options = _affinity_config(args)
+    if args.top_k is not None and args.bids is None:
+        # Only each side's top pairs are written: a blockwise run need not keep the rest.
+        options = options.replace(
+            keep_full_matrix=False,
+            keep_per_paper=max(options.keep_per_paper, args.top_k),
+            keep_per_reviewer=max(options.keep_per_reviewer, args.top_k),
+        )
     corpus = _read_corpus(args.archives, args.submissions, args.publications)
     if args.engine == "dask":
         from recommender.distributed import dask_score

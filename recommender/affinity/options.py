@@ -47,6 +47,9 @@ PUBLICATION_BLOCK = 4096
 BATCH_SIZE = 32
 """Texts per forward pass of the sentence encoder."""
 MAX_BATCH_SIZE = 4096
+MAX_WORKERS = 64
+DEFAULT_WORKERS = max(1, min(4, os.cpu_count() or 1))
+"""Term-counting processes when the environment does not say (``RECOMMENDER_WORKERS``)."""
 DEVICES_PATTERN = re.compile(r"^(cpu|cuda(:\d{1,2})?|mps)$")
 
 MODELS_ENV = "RECOMMENDER_MODELS"
@@ -63,7 +66,10 @@ class RunOptions:
     ``mps``; ``encoder_backend``: a :mod:`recommender.fast_encoder` backend (CPU).
     ``blockwise_min_pairs``, ``dense_limit_bytes``, ``keep_per_paper``,
     ``keep_per_reviewer``, ``paper_block`` and ``publication_block``: the scoring path and
-    what is kept (see :mod:`recommender.affinity.model`). Invalid values raise ValueError.
+    what is kept (see :mod:`recommender.affinity.model`); ``keep_full_matrix=False``: a
+    blockwise run keeps only each side's top pairs even when every pair would fit (enough
+    for a top-K scores file, and lighter). ``workers``: processes that count TF-IDF terms
+    on large venues (same vectors whatever the number). Invalid values raise ValueError.
     """
 
     models: Mapping[str, Path] = field(default_factory=dict)
@@ -77,6 +83,8 @@ class RunOptions:
     keep_per_reviewer: int = KEEP_PER_REVIEWER
     paper_block: int = PAPER_BLOCK
     publication_block: int = PUBLICATION_BLOCK
+    keep_full_matrix: bool = True
+    workers: int = 1
 
     def __post_init__(self) -> None:
         problems = []
@@ -98,6 +106,8 @@ class RunOptions:
         for name in ("blockwise_min_pairs", "dense_limit_bytes"):
             if getattr(self, name) < 0:
                 problems.append(f"{name} must be >= 0, got {getattr(self, name)}")
+        if not 1 <= self.workers <= MAX_WORKERS:
+            problems.append(f"workers must be in 1..{MAX_WORKERS}, got {self.workers}")
         for name in ("keep_per_paper", "keep_per_reviewer", "paper_block", "publication_block"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -137,7 +147,8 @@ class RunOptions:
         (default ``~/.cache/reviewer-recommender``; ``none`` disables the embedding cache),
         ``RECOMMENDER_DEVICE``, ``RECOMMENDER_ENCODER_BACKEND``, ``RECOMMENDER_BATCH_SIZE``,
         ``RECOMMENDER_DENSE_LIMIT_BYTES``, ``RECOMMENDER_BLOCKWISE_MIN_PAIRS``,
-        ``RECOMMENDER_KEEP_PER_PAPER``, ``RECOMMENDER_KEEP_PER_REVIEWER``."""
+        ``RECOMMENDER_KEEP_PER_PAPER``, ``RECOMMENDER_KEEP_PER_REVIEWER``,
+        ``RECOMMENDER_WORKERS`` (default: the CPU count, at most 4)."""
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
         models: dict[str, Path] = {}
@@ -150,6 +161,7 @@ class RunOptions:
             except ValueError as error:
                 raise ValueError(f"${MODELS_ENV}: {name.strip()}: {error}") from None
         values["models"] = models
+        values["workers"] = DEFAULT_WORKERS
         cache = env.get(CACHE_DIR_ENV, "").strip()
         if cache.lower() != "none":
             values["cache_dir"] = Path(cache).expanduser() if cache else default_cache_dir()
@@ -162,6 +174,7 @@ class RunOptions:
             "blockwise_min_pairs",
             "keep_per_paper",
             "keep_per_reviewer",
+            "workers",
         ):
             variable = f"RECOMMENDER_{name.upper()}"
             if variable not in env:
