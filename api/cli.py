@@ -9,6 +9,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -231,9 +232,41 @@ def _build_parser() -> argparse.ArgumentParser:
 
     token = commands.add_parser("create-token", help="create an API token (printed once)")
     token.add_argument("--role", choices=["admin", "chair", "viewer"], default="admin")
-    token.add_argument("--venue", default=None, help="venue id the token is scoped to")
-    token.add_argument("--name", default="cli")
+    token.add_argument(
+        "--venue", default=None, help="venue id the token is scoped to (chair and viewer)"
+    )
+    token.add_argument(
+        "--create-venue",
+        action="store_true",
+        help="create the venue if it does not exist (otherwise an unknown venue is an error)",
+    )
+    token.add_argument("--name", default="cli", help="who or what the token is for")
+    expiry = token.add_mutually_exclusive_group()
+    expiry.add_argument(
+        "--expires-in-days", type=float, default=None, metavar="DAYS", help="token expiry"
+    )
+    expiry.add_argument(
+        "--expires-at",
+        default=None,
+        metavar="ISO_TIME",
+        help="token expiry as an ISO 8601 time, e.g. 2027-01-31T23:59:00+00:00 (UTC if no zone)",
+    )
     token.set_defaults(handler=_run_create_token)
+
+    tokens = commands.add_parser(
+        "list-tokens", help="list API tokens by name and prefix (never their secrets)"
+    )
+    tokens.add_argument("--venue", default=None, help="only the tokens of this venue")
+    tokens.add_argument(
+        "--active", action="store_true", help="leave out revoked and expired tokens"
+    )
+    tokens.set_defaults(handler=_run_list_tokens)
+
+    revoke = commands.add_parser("revoke-token", help="revoke an API token for good")
+    which = revoke.add_mutually_exclusive_group(required=True)
+    which.add_argument("--id", type=int, default=None, help="the token's id (list-tokens)")
+    which.add_argument("--prefix", default=None, help="the token's prefix (at least 8 characters)")
+    revoke.set_defaults(handler=_run_revoke_token)
     return parser
 
 
@@ -658,9 +691,59 @@ def _run_serve(args: argparse.Namespace) -> int:
 
 
 def _run_create_token(args: argparse.Namespace) -> int:
-    from api.auth import create_token_cli
+    from api.auth import TokenError, create_token_cli
 
-    print(create_token_cli(role=args.role, venue=args.venue, name=args.name))
+    expires_at = None
+    if args.expires_at is not None:
+        try:
+            expires_at = datetime.fromisoformat(args.expires_at)
+        except ValueError as error:
+            raise CommandError(
+                f"--expires-at: {args.expires_at!r} is not an ISO 8601 time "
+                "(e.g. 2027-01-31T23:59:00+00:00)"
+            ) from error
+    try:
+        secret = create_token_cli(
+            role=args.role,
+            venue=args.venue,
+            name=args.name,
+            create_venue=args.create_venue,
+            expires_at=expires_at,
+            expires_in_days=args.expires_in_days,
+        )
+    except TokenError as error:
+        raise CommandError(f"create-token: {error}") from error
+    print(secret)
+    return 0
+
+
+def _run_list_tokens(args: argparse.Namespace) -> int:
+    from api.auth import list_tokens_cli
+
+    rows = list_tokens_cli(venue=args.venue, include_ended=not args.active)
+    columns = ["id", "prefix", "name", "role", "venue_id", "state", "created_at", "expires_at"]
+    print("\t".join(columns))
+    for row in rows:
+        cells = [_cell(row[c]) for c in columns]
+        print("\t".join(cells))
+    return 0
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, datetime):
+        return value.isoformat(timespec="seconds")
+    return "" if value is None else str(value)
+
+
+def _run_revoke_token(args: argparse.Namespace) -> int:
+    from api.auth import TokenError, revoke_token_cli
+
+    try:
+        revoked = revoke_token_cli(token_id=args.id, prefix=args.prefix)
+    except TokenError as error:
+        raise CommandError(f"revoke-token: {error}") from error
+    which = f"id {args.id}" if args.id is not None else f"prefix {args.prefix!r}"
+    print(f"revoked token {revoked[0]}" if revoked else f"token {which} was already revoked")
     return 0
 
 

@@ -16,6 +16,7 @@ import pandas as pd
 from sqlalchemy import delete
 
 from api.jobs import Handler, JobContext, JobFailed
+from api.limits import resolve_limits
 from api.models import AffinityRun, AffinityScore, AssignmentPair, AssignmentRow, Conflict
 from api.store import (
     bids_frame,
@@ -257,6 +258,7 @@ def assignment_handler(solve: Callable[..., Any] | None = None) -> Handler:
             scores = scores_frame(session, run_row.id)
             conflicts = conflicts_frame(session, ctx.venue_id)
             pins = pins_frame(session, ctx.venue_id)
+            limits = resolve_limits(session, ctx.venue_id, params)
         paper_ids = [s.id for s in submissions]
         reviewer_ids = [r.id for r in reviewers]
         scores = scores[
@@ -277,12 +279,17 @@ def assignment_handler(solve: Callable[..., Any] | None = None) -> Handler:
                 f"pinned pair(s) {missing[:5]} have no score in affinity run {run_row.id}; "
                 "recompute affinities"
             )
-        max_load = pd.Series(int(params["max_load"]), index=pd.Index(reviewer_ids), dtype=np.int64)
-        for reviewer_id, load in params.get("custom_max_load", {}).items():
-            if reviewer_id not in max_load.index:
-                raise JobFailed(f"custom_max_load names unknown reviewer {reviewer_id!r}")
-            max_load[reviewer_id] = int(load)
-        min_load = np.minimum(int(params["min_load"]), max_load.to_numpy())
+        for key, known, what in (
+            ("custom_max_load", reviewer_ids, "reviewer"),
+            ("demand", paper_ids, "paper"),
+        ):
+            unknown = sorted(set(params.get(key) or {}) - set(known))
+            if unknown:
+                raise JobFailed(f"{key} names unknown {what} {unknown[0]!r}")
+        # stored venue demand and max loads, then the request's maps, then its defaults
+        max_load = limits.max_array(reviewer_ids)
+        min_load = limits.min_array(reviewer_ids)
+        demand = limits.demand_array(paper_ids)
         side_constraints = build_side_constraints(params, reviewers)
         ctx.progress(0.1, "building the assignment problem", force=True)
         try:
@@ -290,9 +297,9 @@ def assignment_handler(solve: Callable[..., Any] | None = None) -> Handler:
                 scores["paper_id"].to_numpy(),
                 scores["reviewer_id"].to_numpy(),
                 scores["score"].to_numpy(),
-                demand=int(params["reviewers_per_paper"]),
+                demand=demand,
                 min_load=min_load,
-                max_load=max_load.to_numpy(),
+                max_load=max_load,
                 conflicts=conflicts[["paper_id", "reviewer_id"]] if len(conflicts) else None,
                 forced=pins if len(pins) else None,
                 paper_ids=paper_ids,
@@ -322,7 +329,7 @@ def assignment_handler(solve: Callable[..., Any] | None = None) -> Handler:
         ctx.progress(0.9, "writing the assignment", force=True)
         pairs = assignment.pairs()
         pinned = set(zip(pins["paper_id"], pins["reviewer_id"], strict=True))
-        summary = json_safe(assignment.summary())
+        summary = json_safe({**assignment.summary(), "limits": limits.describe()})
         with ctx.session() as session:
             row = AssignmentRow(
                 venue_id=ctx.venue_id,

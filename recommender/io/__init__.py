@@ -23,6 +23,7 @@ from recommender.io.tables import (
     CONFLICT_BID_LABELS,
     read_bids,
     read_custom_max_papers,
+    read_demand,
     read_pair_constraints,
 )
 
@@ -36,6 +37,7 @@ __all__ = [
     "parse_submissions_upload",
     "read_bids",
     "read_custom_max_papers",
+    "read_demand",
     "read_openreview_archives",
     "read_openreview_archives_zip",
     "read_pair_constraints",

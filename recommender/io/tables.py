@@ -126,8 +126,8 @@ def read_custom_max_papers(source: str | Path | bytes, name: str | None = None) 
         cell = max_cell.strip()
         if not reviewer_id:
             log.add(display, line, "reviewer_id", "empty reviewer id")
-        if not cell.isdigit():
-            log.add(display, line, "max", f"expected a non-negative whole number, got {cell!r}")
+        if not _is_count(cell):
+            log.add(display, line, "max", f"expected a whole number 0..{MAX_COUNT}, got {cell!r}")
             continue
         if not reviewer_id:
             continue
@@ -229,3 +229,49 @@ def _put(
         records[pair] = value
     elif existing != value:
         log.add(name, line, field, f"pair {pair} listed again with a different {field}")
+
+
+def read_demand(source: str | Path | bytes, name: str | None = None) -> pd.DataFrame:
+    """Per-paper demand (reviewers the paper needs) as ``DataFrame[paper_id, demand]``
+    (int64, >= 0)."""
+    display, rows, log = _rows(
+        source,
+        name,
+        [_PAPER_ALIASES, ("demand", "reviewers", "reviewers_per_paper", "count", "quota")],
+    )
+    demand: dict[str, int] = {}
+    first_line: dict[str, int] = {}
+    for line, (paper_cell, demand_cell) in rows:
+        paper_id = clean_text(paper_cell)
+        cell = demand_cell.strip()
+        if not paper_id:
+            log.add(display, line, "paper_id", "empty paper id")
+        if not _is_count(cell):
+            log.add(
+                display, line, "demand", f"expected a whole number 0..{MAX_COUNT}, got {cell!r}"
+            )
+            continue
+        if not paper_id:
+            continue
+        if paper_id in demand and demand[paper_id] != int(cell):
+            log.add(
+                display,
+                line,
+                "demand",
+                f"paper {paper_id!r} already has demand {demand[paper_id]} "
+                f"(line {first_line[paper_id]})",
+            )
+            continue
+        demand[paper_id] = int(cell)
+        first_line.setdefault(paper_id, line)
+    log.raise_if_any()
+    frame = pd.DataFrame(list(demand.items()), columns=["paper_id", "demand"])
+    return frame.astype({"demand": "int64"})
+
+
+# Counts above this are typing errors, not loads or demands (and would overflow int64 sums).
+MAX_COUNT = 1_000_000
+
+
+def _is_count(cell: str) -> bool:
+    return cell.isascii() and cell.isdigit() and int(cell) <= MAX_COUNT
