@@ -16,7 +16,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Annotated
+from typing import Annotated, overload
 
 from fastapi import Depends, HTTPException, Request, status
 from sqlalchemy import select
@@ -43,6 +43,10 @@ def hash_secret(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+@overload
+def aware(moment: datetime) -> datetime: ...
+@overload
+def aware(moment: None) -> None: ...
 def aware(moment: datetime | None) -> datetime | None:
     """``moment`` with a time zone (SQLite returns naive UTC datetimes)."""
     if moment is None or moment.tzinfo is not None:

@@ -13,6 +13,7 @@ from api.auth import (
     CurrentPrincipal,
     Reader,
     TokenError,
+    aware,
     create_token,
     expiry,
     hash_secret,
@@ -123,7 +124,7 @@ def create_venue_token(
         role=token.role,
         venue_id=venue_id,
         prefix=token.prefix,
-        expires_at=token.expires_at,
+        expires_at=aware(token.expires_at),
         token=secret,
     )
 
@@ -136,10 +137,10 @@ def _token_info(token: ApiToken) -> TokenInfoOut:
         venue_id=token.venue_id,
         prefix=token.prefix,
         state=token_state(token),  # type: ignore[arg-type]
-        created_at=token.created_at,
+        created_at=aware(token.created_at),
         created_by=token.created_by,
-        expires_at=token.expires_at,
-        revoked_at=token.revoked_at,
+        expires_at=aware(token.expires_at),
+        revoked_at=aware(token.revoked_at),
         revoked_by=token.revoked_by,
     )
 
