@@ -11,6 +11,7 @@ the edges should catch them first, this is the net behind it.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -21,9 +22,9 @@ from sqlalchemy.exc import DataError, StatementError
 
 class AsciiJSONResponse(JSONResponse):
     def render(self, content: Any) -> bytes:
-        return json.dumps(content, ensure_ascii=True, separators=(",", ":"), default=str).encode(
-            "ascii"
-        )
+        return json.dumps(
+            content, ensure_ascii=True, allow_nan=False, separators=(",", ":"), default=str
+        ).encode("ascii")
 
 
 def _cannot_store(reason: str) -> Response:
@@ -42,9 +43,13 @@ def install_error_handlers(app: FastAPI) -> None:
         details = []
         for item in error.errors():
             entry = {k: v for k, v in item.items() if k in ("type", "loc", "msg")}
-            if isinstance(item.get("input"), str | int | float | bool) or item.get("input") is None:
-                value = item.get("input")
-                entry["input"] = value[:200] if isinstance(value, str) else value
+            value = item.get("input")
+            if isinstance(value, str):
+                entry["input"] = value[:200]
+            elif isinstance(value, bool | int) or value is None:
+                entry["input"] = value
+            elif isinstance(value, float):
+                entry["input"] = value if math.isfinite(value) else str(value)
             details.append(entry)
         return AsciiJSONResponse({"detail": details}, status_code=422)
 

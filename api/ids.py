@@ -45,9 +45,9 @@ _FORBIDDEN_CATEGORIES = frozenset({"Cc", "Cs", "Zl", "Zp"})
 
 
 def _describe(character: str) -> str:
-    name = unicodedata.name(character, "")
-    if character == "\x00":
-        name = "NUL"
+    if unicodedata.category(character) == "Cs":
+        return f"U+{ord(character):04X} (an unpaired surrogate, not a character)"
+    name = "NUL" if character == "\x00" else unicodedata.name(character, "")
     return f"U+{ord(character):04X}" + (f" ({name})" if name else "")
 
 
@@ -64,7 +64,7 @@ def text_problem(value: str) -> str | None:
     """Why ``value`` cannot be stored as text, or None if it can."""
     bad = _first_forbidden(value, _ALLOWED_TEXT_CONTROLS)
     if bad is not None:
-        return f"contains the control character {_describe(bad)}; remove it"
+        return f"contains {_describe(bad)}, a control character; remove it"
     return None
 
 
@@ -76,7 +76,7 @@ def id_problem(value: str) -> str | None:
         return f"is {len(value)} characters long; ids have at most {ID_MAX_LENGTH}"
     bad = _first_forbidden(value, frozenset())
     if bad is not None:
-        return f"contains the control character {_describe(bad)}; ids may not ({ID_RULE})"
+        return f"contains {_describe(bad)}, a control character; ids may not ({ID_RULE})"
     if "/" in value:
         return f"contains '/', which no URL can carry as part of an id ({ID_RULE})"
     if value in (".", ".."):
