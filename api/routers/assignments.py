@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, HTTPException, Query, Request, UploadFile, status
+from fastapi import APIRouter, File, Form, HTTPException, Query, UploadFile, status
 from fastapi.responses import StreamingResponse
 from sqlalchemy import select
 
@@ -41,7 +41,7 @@ from api.schemas import (
     PaperAssignmentOut,
 )
 from api.store import audit, paginate, require_paper
-from api.uploads import read_upload, upload_name
+from api.uploads import SettingsDep, upload_bytes, upload_name
 from api.visibility import visible_states
 from recommender.io import read_custom_max_papers
 
@@ -69,9 +69,9 @@ def create_assignment(
     status_code=status.HTTP_202_ACCEPTED,
     response_model=JobOut,
 )
-async def create_assignment_with_max_papers(
+def create_assignment_with_max_papers(
     venue_id: VenueIdPath,
-    request: Request,
+    settings: SettingsDep,
     runner: Runner,
     principal: Writer,
     session: SessionDep,
@@ -96,7 +96,7 @@ async def create_assignment_with_max_papers(
         raise HTTPException(
             status.HTTP_422_UNPROCESSABLE_CONTENT, f"parameters: {error}"
         ) from error
-    caps = read_custom_max_papers(await read_upload(request, max_papers), name)
+    caps = read_custom_max_papers(upload_bytes(max_papers, settings, name), name)
     stored = replace_max_loads(session, venue_id, caps, name)
     covered = set(caps["reviewer_id"])
     body = body.model_copy(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Request, UploadFile
+from fastapi import APIRouter, File, UploadFile
 from pydantic import BaseModel, Field
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
@@ -22,7 +22,7 @@ from api.limits import replace_demands, replace_max_loads
 from api.models import PaperDemand, ReviewerMaxLoad
 from api.schemas import Page, PaperDemandOut, ReviewerMaxLoadOut, UploadResult
 from api.store import audit, not_found, paginate, require_paper, require_reviewer
-from api.uploads import read_upload, upload_name
+from api.uploads import SettingsDep, upload_bytes, upload_name
 from recommender.io import read_custom_max_papers, read_demand
 
 router = APIRouter(tags=["limits"])
@@ -45,9 +45,9 @@ def _count(session: Session, model: Any, venue_id: str) -> int:
 
 
 @router.post("/venues/{venue_id}/paper-demands/upload", response_model=UploadResult)
-async def upload_paper_demands(
+def upload_paper_demands(
     venue_id: VenueIdPath,
-    request: Request,
+    settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
     file: Annotated[UploadFile, File(description="CSV paper_id,demand")],
@@ -56,7 +56,7 @@ async def upload_paper_demands(
     take each solve's ``reviewers_per_paper``. 422 names every bad row and unknown paper;
     nothing changes then."""
     name = upload_name(file, "demand.csv")
-    frame = read_demand(await read_upload(request, file), name)
+    frame = read_demand(upload_bytes(file, settings, name), name)
     stored = replace_demands(session, venue_id, frame, name)
     audit(session, venue_id, principal.name, "paper_demands.upload", source=name, rows=stored)
     session.commit()
@@ -134,9 +134,9 @@ def clear_paper_demands(
 
 
 @router.post("/venues/{venue_id}/reviewer-max-loads/upload", response_model=UploadResult)
-async def upload_reviewer_max_loads(
+def upload_reviewer_max_loads(
     venue_id: VenueIdPath,
-    request: Request,
+    settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
     file: Annotated[UploadFile, File(description="CSV reviewer_id,max (custom max papers)")],
@@ -144,7 +144,7 @@ async def upload_reviewer_max_loads(
     """Replace the venue's per-reviewer max loads with the file's rows; reviewers not in the
     file take each solve's ``max_load``. 422 names every bad row and unknown reviewer."""
     name = upload_name(file, "max-loads.csv")
-    frame = read_custom_max_papers(await read_upload(request, file), name)
+    frame = read_custom_max_papers(upload_bytes(file, settings, name), name)
     stored = replace_max_loads(session, venue_id, frame, name)
     audit(session, venue_id, principal.name, "reviewer_max_loads.upload", source=name, rows=stored)
     session.commit()
