@@ -362,7 +362,10 @@ def edited_summary(session: Session, row: AssignmentRow, *, tightening: bool) ->
     holds = bool(summary.get("bound_holds", True)) and tightening
     bound = summary.get("upper_bound")
     per_paper = pairs.groupby("paper_id")["score"].mean() if len(pairs) else pd.Series()
-    loads = pairs.groupby("reviewer_id").size() if len(pairs) else pd.Series(dtype=np.int64)
+    reviewers = list(
+        session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == row.venue_id))
+    )
+    loads = pairs.groupby("reviewer_id").size().reindex(reviewers, fill_value=0)
     satisfied = not found
     gap = None
     if holds and satisfied and isinstance(bound, int | float):
@@ -377,6 +380,7 @@ def edited_summary(session: Session, row: AssignmentRow, *, tightening: bool) ->
             "mean_score": float(scores.mean()) if len(scores) else None,
             "min_score": float(scores.min()) if len(scores) else None,
             "min_paper_mean_score": float(per_paper.min()) if len(per_paper) else None,
+            "load_min": int(loads.min()) if len(loads) else 0,
             "load_max": int(loads.max()) if len(loads) else 0,
             "bound_of": f"the problem solved by {job}, before edits",
             "bound_holds": holds,

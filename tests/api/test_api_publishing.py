@@ -297,3 +297,42 @@ def test_an_edit_racing_a_publication_loses_cleanly(api: Api) -> None:
             claim_version(reader, stale, states=("draft",))
         assert refused.value.status_code == 409
     assert _run(api, venue, chair, run)["version"] == 2
+
+
+def test_concurrent_publications_leave_exactly_one_live_run(
+    database_url: str, tmp_path: Any
+) -> None:
+    """Two chairs publish two runs at the same moment (real threads, real database): each
+    gets 200 or 409, never a 5xx, and the venue ends with exactly one live run."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from conftest import make_settings
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+
+    app = create_app(make_settings(database_url, tmp_path))
+    with TestClient(app) as client:
+        api = Api(client, app.state.database)
+        venue, chair, _viewer = api.new_venue()
+        load_venue(api, venue, chair)
+        runs = [_solve(api, venue, chair, max_load=m) for m in (2, 3, 4, 2)]
+        for attempt in range(3):
+            pair = runs[2 * (attempt % 2) : 2 * (attempt % 2) + 2]
+            versions = {r: _run(api, venue, chair, r)["version"] for r in pair}
+            with ThreadPoolExecutor(2) as pool:
+                answers = list(
+                    pool.map(
+                        lambda r: api.call(
+                            "POST",
+                            f"/venues/{venue}/assignments/{r}/deploy",
+                            chair,
+                            json={"assignment_id": r, "version": versions[r]},
+                        ),
+                        pair,
+                    )
+                )
+            assert all(a.status_code in (200, 409) for a in answers), [a.text for a in answers]
+            assert any(a.status_code == 200 for a in answers)
+            states = [_run(api, venue, chair, r)["state"] for r in runs]
+            assert states.count("live") == 1, states
