@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Annotated, Any
 
 from fastapi import Path, Query
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field
 
 from recommender.corpus import InputError, Problem, Reviewer, Submission
 
@@ -107,9 +107,22 @@ check_text = _checked(text_problem)
 check_id = _checked(id_problem)
 check_venue_id = _checked(venue_id_problem)
 
+
+def reviewer_id_form(value: Any) -> Any:
+    """Reviewer ids are stored without OpenReview's leading ``~`` (as every reader does), so
+    ``~Ada_Lovelace1`` in a path or body names ``Ada_Lovelace1``."""
+    return value.strip().lstrip("~").strip() if isinstance(value, str) else value
+
+
 # request bodies
 SafeText = Annotated[str, AfterValidator(check_text)]
 IdText = Annotated[str, Field(min_length=1, max_length=ID_MAX_LENGTH), AfterValidator(check_id)]
+ReviewerIdText = Annotated[
+    str,
+    BeforeValidator(reviewer_id_form),
+    Field(min_length=1, max_length=ID_MAX_LENGTH),
+    AfterValidator(check_id),
+]
 VenueIdText = Annotated[
     str,
     Field(min_length=1, max_length=VENUE_ID_MAX_LENGTH, pattern=VENUE_ID_PATTERN),
@@ -132,12 +145,23 @@ PaperIdPath = Annotated[
 ]
 ReviewerIdPath = Annotated[
     str,
-    Path(min_length=1, max_length=ID_MAX_LENGTH, description="reviewer id"),
+    BeforeValidator(reviewer_id_form),
+    Path(
+        min_length=1,
+        max_length=ID_MAX_LENGTH,
+        description="reviewer id (a leading '~' is ignored, as in uploads)",
+    ),
     AfterValidator(check_id),
 ]
 RowIdPath = Annotated[int, Path(ge=1, le=MAX_ROW_ID)]
 IdQuery = Annotated[
     str | None,
+    Query(min_length=1, max_length=ID_MAX_LENGTH),
+    AfterValidator(lambda value: None if value is None else check_id(value)),
+]
+ReviewerIdQuery = Annotated[
+    str | None,
+    BeforeValidator(reviewer_id_form),
     Query(min_length=1, max_length=ID_MAX_LENGTH),
     AfterValidator(lambda value: None if value is None else check_id(value)),
 ]

@@ -12,6 +12,7 @@ from api.ids import (
     VENUE_ID_PATTERN,
     VENUE_ID_RULE,
     IdText,
+    ReviewerIdText,
     SafeText,
 )
 
@@ -203,7 +204,7 @@ class AssignmentIn(BaseModel):
         "venue's stored paper demands win over it",
         max_length=1_000_000,
     )
-    custom_max_load: dict[IdText, Count] = Field(
+    custom_max_load: dict[ReviewerIdText, Count] = Field(
         default_factory=dict,
         description="reviewer id -> max load overriding max_load; the venue's stored "
         "reviewer max loads win over it",
@@ -264,7 +265,7 @@ class AssignedPairOut(BaseModel):
 
 class PairIn(BaseModel):
     paper_id: IdText
-    reviewer_id: IdText
+    reviewer_id: ReviewerIdText
     reason: SafeText = Field(default="", max_length=1000)
 
 
@@ -280,8 +281,8 @@ class SwapIn(BaseModel):
     new one, so every later solve keeps the swap."""
 
     paper_id: IdText
-    remove_reviewer_id: IdText
-    add_reviewer_id: IdText
+    remove_reviewer_id: ReviewerIdText
+    add_reviewer_id: ReviewerIdText
     reason: SafeText = Field(default="", max_length=1000)
     force: bool = False
 
@@ -291,7 +292,7 @@ class OverrideIn(BaseModel):
     (reviewer only) or a paper's demand (paper only), with the chair's reason."""
 
     paper_id: IdText | None = None
-    reviewer_id: IdText | None = None
+    reviewer_id: ReviewerIdText | None = None
     reason: SafeText = Field(min_length=1, max_length=1000)
 
     @model_validator(mode="after")

@@ -18,7 +18,7 @@ from sqlalchemy import select
 from api.auth import ChairReader, Reader, Writer
 from api.dependencies import Limit, Offset, Runner, SessionDep
 from api.exports import ExportFormat, stream_rows
-from api.ids import IdQuery, PaperIdPath, RowIdPath, VenueIdPath
+from api.ids import IdQuery, PaperIdPath, ReviewerIdQuery, RowIdPath, VenueIdPath
 from api.limits import replace_max_loads
 from api.models import AssignmentPair, AssignmentRow
 from api.publishing import publish, violations
@@ -160,7 +160,7 @@ def list_pairs(
     limit: Limit = 100,
     offset: Offset = 0,
     paper_id: IdQuery = None,
-    reviewer_id: IdQuery = None,
+    reviewer_id: ReviewerIdQuery = None,
 ) -> dict[str, Any]:
     require_assignment(session, venue_id, assignment_id, principal)
     query = select(AssignmentPair).where(AssignmentPair.assignment_id == assignment_id)

@@ -320,18 +320,17 @@ def test_concurrent_publications_leave_exactly_one_live_run(
         for attempt in range(3):
             pair = runs[2 * (attempt % 2) : 2 * (attempt % 2) + 2]
             versions = {r: _run(api, venue, chair, r)["version"] for r in pair}
-            with ThreadPoolExecutor(2) as pool:
-                answers = list(
-                    pool.map(
-                        lambda r: api.call(
-                            "POST",
-                            f"/venues/{venue}/assignments/{r}/deploy",
-                            chair,
-                            json={"assignment_id": r, "version": versions[r]},
-                        ),
-                        pair,
-                    )
+
+            def publish(run: int, version: int) -> Any:
+                return api.call(
+                    "POST",
+                    f"/venues/{venue}/assignments/{run}/deploy",
+                    chair,
+                    json={"assignment_id": run, "version": version},
                 )
+
+            with ThreadPoolExecutor(2) as pool:
+                answers = list(pool.map(publish, pair, [versions[r] for r in pair]))
             assert all(a.status_code in (200, 409) for a in answers), [a.text for a in answers]
             assert any(a.status_code == 200 for a in answers)
             states = [_run(api, venue, chair, r)["state"] for r in runs]
