@@ -101,17 +101,38 @@ def _per_id(ids: Sequence[str], values: Mapping[str, int], default: int) -> npt.
     return series.to_numpy(dtype=np.int64)
 
 
+def demands_frame(session: Session, venue_id: str) -> pd.DataFrame:
+    """The stored demands as ``paper_id, demand`` rows (the service layer's demand rows)."""
+    return pd.DataFrame(
+        list(stored_demands(session, venue_id).items()), columns=["paper_id", "demand"]
+    ).astype({"demand": "int64"})
+
+
+def max_loads_frame(session: Session, venue_id: str) -> pd.DataFrame:
+    """The stored max loads as ``reviewer_id, max`` rows (the service layer's load rows)."""
+    return pd.DataFrame(
+        list(stored_max_loads(session, venue_id).items()), columns=["reviewer_id", "max"]
+    ).astype({"max": "int64"})
+
+
+def _default(parameters: Mapping[str, Any], name: str) -> int:
+    from api.schemas import AssignmentIn
+
+    value = parameters.get(name)
+    return int(AssignmentIn.model_fields[name].default if value is None else value)
+
+
 def resolve_limits(session: Session, venue_id: str, parameters: Mapping[str, Any]) -> Limits:
-    """The limits of a solve with ``parameters`` (an AssignmentIn dump), under the venue's
-    stored demand and max loads as they are now."""
+    """The limits of a solve with ``parameters`` (an AssignmentIn dump; absent fields take
+    its defaults), under the venue's stored demand and max loads as they are now."""
     demands = stored_demands(session, venue_id)
     max_loads = stored_max_loads(session, venue_id)
     inline_demand = {str(k): int(v) for k, v in (parameters.get("demand") or {}).items()}
     inline_max = {str(k): int(v) for k, v in (parameters.get("custom_max_load") or {}).items()}
     return Limits(
-        reviewers_per_paper=int(parameters.get("reviewers_per_paper", 0)),
-        max_load_default=int(parameters.get("max_load", 0)),
-        min_load_default=int(parameters.get("min_load", 0)),
+        reviewers_per_paper=_default(parameters, "reviewers_per_paper"),
+        max_load_default=_default(parameters, "max_load"),
+        min_load_default=_default(parameters, "min_load"),
         demand={**inline_demand, **demands},
         max_load={**inline_max, **max_loads},
         stored_demands=len(demands),
