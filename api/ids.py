@@ -159,6 +159,11 @@ IdQuery = Annotated[
     Query(min_length=1, max_length=ID_MAX_LENGTH),
     AfterValidator(lambda value: None if value is None else check_id(value)),
 ]
+TextQuery = Annotated[
+    str | None,
+    Query(max_length=300),
+    AfterValidator(lambda value: None if value is None else check_text(value)),
+]
 ReviewerIdQuery = Annotated[
     str | None,
     BeforeValidator(reviewer_id_form),

@@ -22,7 +22,7 @@ from api.auth import (
     token_state,
 )
 from api.dependencies import Limit, Offset, SessionDep
-from api.ids import RowIdPath, VenueIdPath
+from api.ids import RowIdPath, TextQuery, VenueIdPath
 from api.models import ApiToken, AssignmentRow, AuditEntry, Venue
 from api.schemas import AuditOut, MeOut, Page, TokenIn, TokenInfoOut, TokenOut, VenueIn, VenueOut
 from api.store import audit, paginate
@@ -151,9 +151,9 @@ def list_all_tokens(
     session: SessionDep,
     limit: Limit = 100,
     offset: Offset = 0,
-    venue_id: Annotated[str | None, Query(max_length=100)] = None,
-    name: Annotated[str | None, Query(max_length=200)] = None,
-    prefix: Annotated[str | None, Query(max_length=16)] = None,
+    venue_id: TextQuery = None,
+    name: TextQuery = None,
+    prefix: TextQuery = None,
     active: Annotated[bool, Query(description="only tokens still usable")] = False,
 ) -> dict[str, Any]:
     """Tokens by name and prefix, newest first (global admin only; never the secrets)."""

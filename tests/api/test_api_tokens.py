@@ -187,3 +187,9 @@ def test_cli_creates_lists_and_revokes_tokens_without_tracebacks(
     assert code == 0 and "already revoked" in out
     code, out, _err = run("list-tokens", "--venue", "cli-venue-1", "--active")
     assert out.strip().splitlines()[1:] == []
+
+
+def test_token_filters_with_control_characters_are_422(api: Api) -> None:
+    for params in ({"prefix": "rec_\x00"}, {"venue_id": "\x00"}, {"name": "a\x1b"}):
+        response = api.call("GET", "/tokens", api.admin, params=params)
+        assert response.status_code == 422, (params, response.text)
