@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import pandas as pd
 
@@ -25,8 +25,12 @@ def json_text(document: Any) -> str:
     return json.dumps(document, indent=2, allow_nan=False, default=str) + "\n"
 
 
-def write_files(contents: Mapping[Path, str]) -> list[Path]:
-    """Write every ``path -> text`` atomically as a set; returns the paths written."""
+Content = str | Callable[[TextIO], None]
+
+
+def write_files(contents: Mapping[Path, Content]) -> list[Path]:
+    """Write every ``path -> content`` atomically as a set (a content is text, or a function
+    writing to a text stream, for outputs too large to hold); returns the paths written."""
     staged: list[tuple[str, Path]] = []
     try:
         for path, text in contents.items():
@@ -34,7 +38,10 @@ def write_files(contents: Mapping[Path, str]) -> list[Path]:
             handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
             staged.append((temporary, path))
             with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-                stream.write(text)
+                if isinstance(text, str):
+                    stream.write(text)
+                else:
+                    text(stream)
         for temporary, path in staged:
             os.replace(temporary, path)
     except BaseException:

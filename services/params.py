@@ -182,7 +182,7 @@ class AssignParams(BaseModel):
     def _loads_in_order(self) -> AssignParams:
         if self.min_load > self.max_load:
             raise ValueError(
-                f"min_load {self.min_load} exceeds max_load {self.max_load}: no reviewer "
+                f"min_load: {self.min_load} exceeds max_load {self.max_load}; no reviewer "
                 "could meet both"
             )
         return self
@@ -217,5 +217,5 @@ class ScoreParams(BaseModel):
     @model_validator(mode="after")
     def _scheduler_needs_dask(self) -> ScoreParams:
         if self.scheduler is not None and self.engine != "dask":
-            raise ValueError("scheduler needs engine dask")
+            raise ValueError("scheduler: needs the dask engine")
         return self
