@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +22,7 @@ from matching import Assignment, AssignmentProblem, Fairness, MaxPerGroup, Requi
 from matching.monitor import SolveMonitor
 from matching.solvers import SolverTimeout
 from services.errors import NoAssignment, OptionError
-from services.params import AssignParams
+from services.params import SOLVERS, AssignParams
 from services.problem import AssignInputs, build_problem
 
 MODEL_CONSTRAINTS = (Fairness, MaxPerGroup, RequireAttribute)
@@ -49,6 +50,7 @@ def choose_solver(problem: AssignmentProblem, params: AssignParams) -> SolverCho
     ``auto`` picks the exact min-cost flow unless a side constraint needs the integer program
     (fairness, institution limits, required attributes) or ``probability_cap`` asks for a
     randomized assignment."""
+    check_options(params)
     coupled = [c for c in problem.side_constraints if isinstance(c, MODEL_CONSTRAINTS)]
     needs = sorted({_WHAT[type(c)] for c in coupled})
     needs_words = " and ".join(needs)
@@ -88,13 +90,60 @@ def choose_solver(problem: AssignmentProblem, params: AssignParams) -> SolverCho
         choice = SolverChoice("ilp", {"backend": params.ilp_backend}, reason)
     else:
         choice = SolverChoice("flow", {}, "min-cost flow: exact, no side constraint needs more")
-    if choice.name != "ilp" and "ilp_backend" in params.model_fields_set:
+    return choice
+
+
+def check_options(params: AssignParams) -> None:
+    """The checks of :func:`choose_solver` that need no problem, for a face to refuse a
+    request before it queues a job (:class:`OptionError`)."""
+    if params.solver not in SOLVERS:
+        raise OptionError(
+            "solver", f"unknown solver {params.solver!r}; choose one of {', '.join(SOLVERS)}"
+        )
+    coupled = {
+        "fairness_keep": "fairness",
+        "max_per_affiliation": "an institution limit",
+        "require_attribute": "a required attribute",
+    }
+    needs = " and ".join(coupled[n] for n in params.side_constraint_names())
+    solver = "ilp" if params.solver == "pulp" else params.solver
+    if params.probability_cap is not None and solver not in ("auto", "randomized"):
+        raise OptionError(
+            "probability_cap",
+            f"a probability cap needs the randomized solver, not the {solver} solver "
+            "(leave the solver on auto)",
+        )
+    if needs and (solver in ("flow", "randomized") or params.probability_cap is not None):
+        name = "randomized" if params.probability_cap is not None else solver
+        field = "probability_cap" if params.probability_cap is not None else "solver"
+        raise OptionError(
+            field,
+            f"the {name} solver cannot enforce {needs}; use the ILP (solver ilp, or auto, "
+            "which picks it for these options)",
+        )
+    explicit_ilp = solver == "ilp" or (solver == "auto" and needs)
+    if "ilp_backend" in params.model_fields_set and not explicit_ilp:
         raise OptionError(
             "ilp_backend",
-            f"applies to the ILP solver, but this solve uses {choice.reason}; ask for the ILP "
+            "applies to the ILP solver, which these options do not use; ask for the ILP "
             "solver to use a backend",
         )
-    return choice
+
+
+def capacity_shortfall(
+    params: AssignParams, paper_ids: Sequence[str], reviewer_ids: Sequence[str]
+) -> str | None:
+    """Why no assignment can exist by counting alone (total demand over total capacity),
+    in words; None when the totals allow one. Ids not in the venue are ignored here."""
+    demand = sum(params.demand.get(p, params.reviewers_per_paper) for p in paper_ids)
+    capacity = sum(params.custom_max_load.get(r, params.max_load) for r in reviewer_ids)
+    if demand <= capacity:
+        return None
+    return (
+        f"{len(paper_ids)} papers need {demand} reviews in total, but {len(reviewer_ids)} "
+        f"reviewers can take at most {capacity}; raise max loads, add reviewers or lower "
+        "the demand"
+    )
 
 
 def solve_assignment(

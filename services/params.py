@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 # = -1. A tenth of the [0, 1] range of the default combined score.
 DEFAULT_BID_WEIGHT = 0.1
 
-SolverName = Literal["auto", "flow", "ilp", "pulp", "randomized"]
+SOLVERS = ("auto", "flow", "ilp", "pulp", "randomized")
 IlpBackend = Literal["highs", "cbc"]
 InstitutionKey = Literal["affiliation", "email_domain"]
 
@@ -99,10 +99,12 @@ class AssignParams(BaseModel):
     custom_max_load: dict[str, int] = Field(
         default_factory=dict, description="reviewer id -> max load overriding max_load"
     )
-    solver: SolverName = Field(
+    solver: str = Field(
         default="auto",
-        description="auto: min-cost flow, or the ILP when a side constraint needs it, or the "
-        "randomized solver when probability_cap is set",
+        max_length=50,
+        description="auto, flow, ilp (alias pulp) or randomized; auto: min-cost flow, or the "
+        "ILP when a side constraint needs it, or the randomized solver when probability_cap "
+        "is set (an unknown name is refused by services.assignment.check_options)",
     )
     ilp_backend: IlpBackend = Field(default="highs", description="MIP solver behind the ILP")
     time_limit: float | None = Field(

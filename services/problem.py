@@ -185,8 +185,8 @@ def build_problem(inputs: AssignInputs, params: AssignParams) -> BuiltProblem:
                 None,
                 f"pinned pair ({rows.frame['paper_id'].iloc[row]}, "
                 f"{rows.frame['reviewer_id'].iloc[row]}) has no score in {scores.source}, so "
-                "it is not a candidate (a Not Willing bid removes a pair from the scores "
-                "that `score --bids` writes); add its score or drop the pin",
+                "it is not a candidate pair (pairs with a Not Willing bid are left out of "
+                "scores); add its score or drop the pin",
             )
         clash = found & (conflicted | excluded)[position]
         for row in np.flatnonzero(clash)[:LISTED]:
