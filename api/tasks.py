@@ -283,8 +283,12 @@ def assignment_handler() -> Handler:
             pins = pins_frame(session, ctx.venue_id)
             bids = bids_frame(session, ctx.venue_id)
         source = f"affinity run {run_row.id}"
+        try:
+            table = ScoreTable.from_frame(scores, source=source)
+        except InputError as error:
+            raise JobFailed(f"cannot read the stored scores: {error}") from error
         inputs = AssignInputs(
-            scores=ScoreTable.from_frame(scores, source=source),
+            scores=table,
             conflicts=Rows(conflicts, "venue conflicts"),
             pins=Rows(pins, "venue pins"),
             # stored scores already hold the bid preferences (affinity job); bids here

@@ -184,8 +184,8 @@ class AssignParams(BaseModel):
     def _loads_in_order(self) -> AssignParams:
         if self.min_load > self.max_load:
             raise ValueError(
-                f"min_load: {self.min_load} exceeds max_load {self.max_load}; no reviewer "
-                "could meet both"
+                f"min_load: {self.min_load} exceeds the maximum load {self.max_load}; no "
+                "reviewer could meet both"
             )
         return self
 
