@@ -39,6 +39,11 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def run_create_token(args: argparse.Namespace) -> int:
     from api.auth import create_token_cli
+    from cli.common import CommandError
 
-    print(create_token_cli(role=args.role, venue=args.venue, name=args.name))
+    try:
+        secret = create_token_cli(role=args.role, venue=args.venue, name=args.name)
+    except ValueError as error:
+        raise CommandError(f"create-token: {error}") from None
+    print(secret)
     return 0

@@ -118,8 +118,8 @@ def check_options(params: AssignParams) -> None:
         field = "probability_cap" if params.probability_cap is not None else "solver"
         raise OptionError(
             field,
-            f"the {name} solver cannot enforce {needs}; use the ILP (solver ilp, or auto, "
-            "which picks it for these options)",
+            f"the {'min-cost flow' if name == 'flow' else name} solver cannot enforce {needs}; "
+            "use the ILP (solver ilp, or auto, which picks it for these options)",
         )
     explicit_ilp = solver == "ilp" or (solver == "auto" and needs)
     if "ilp_backend" in params.model_fields_set and not explicit_ilp:

@@ -36,6 +36,8 @@ REVIEWER_COLUMNS = ("reviewer_id", "reviewer", "tail", "signature", "profile_id"
 SCORE_COLUMNS = ("score", "affinity", "weight", "value")
 
 _PANDAS_LINE = re.compile(r"line (\d+), saw (\d+)")
+# Ids never hold control characters (NUL, escape...): such a cell is damage.
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
 
 
 @dataclass(frozen=True, eq=False)
@@ -368,6 +370,11 @@ def _encode(
         raise InputError(
             [Problem(source, where(row), field, f"empty {field.removesuffix('_id')} id")]
         )
+    control = [i for i, c in enumerate(cleaned) if CONTROL_CHARACTERS.search(c)]
+    if control:
+        row = int(np.flatnonzero(np.isin(codes, control))[0])
+        shown = cleaned[control[0]]
+        raise InputError([Problem(source, where(row), field, f"control character in id {shown!r}")])
     ordered = sorted(set(cleaned))
     position = {value: i for i, value in enumerate(ordered)}
     remap = np.fromiter((position[c] for c in cleaned), dtype=np.int64, count=len(cleaned))

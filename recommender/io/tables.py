@@ -27,6 +27,7 @@ from recommender.io._common import (
     decode_utf8,
     read_source,
 )
+from recommender.io.scores import CONTROL_CHARACTERS
 
 # OpenReview's bid labels and the numbers they become (higher = more willing).
 BID_LABEL_VALUES: dict[str, float] = {
@@ -182,6 +183,9 @@ def _counts_by_id(
         cell = count_cell.strip()
         if not item_id:
             log.add(display, line, id_field, f"empty {what} id")
+        elif CONTROL_CHARACTERS.search(item_id):
+            log.add(display, line, id_field, f"control character in id {item_id!r}")
+            continue
         if not (cell.isascii() and cell.isdigit()):
             log.add(
                 display, line, count_field, f"expected a non-negative whole number, got {cell!r}"
@@ -279,7 +283,12 @@ def _pair(
         log.add(name, line, "paper_id", "empty paper id")
     if not reviewer_id:
         log.add(name, line, "reviewer_id", "empty reviewer id")
-    return (paper_id, reviewer_id) if paper_id and reviewer_id else None
+    damaged = False
+    for field, value in (("paper_id", paper_id), ("reviewer_id", reviewer_id)):
+        if CONTROL_CHARACTERS.search(value):
+            log.add(name, line, field, f"control character in id {value!r}")
+            damaged = True
+    return (paper_id, reviewer_id) if paper_id and reviewer_id and not damaged else None
 
 
 def _number(cell: str) -> float | None:
