@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from services.params import AssignParams
@@ -68,7 +69,7 @@ def apply_edit(
 def _apply(table: pd.DataFrame, *, remove: Iterable[Pair], add: Iterable[Pair]) -> pd.DataFrame:
     gone = set(remove)
     keys = list(zip(table["paper_id"], table["reviewer_id"], strict=True))
-    kept = table[[key not in gone for key in keys]]
+    kept = table.loc[np.array([key not in gone for key in keys], dtype=bool)]
     present = set(zip(kept["paper_id"], kept["reviewer_id"], strict=True))
     new = [pair for pair in dict.fromkeys(add) if pair not in present]
     if not new:
