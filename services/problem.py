@@ -24,7 +24,6 @@ import pandas as pd
 
 from matching import AssignmentProblem, Fairness, MaxPerGroup, MinScore, RequireAttribute
 from matching.problem import lookup, sorted_member
-from recommender.bids import EXCLUDING_BIDS
 from recommender.conflicts import email_domain
 from recommender.corpus import InputError, Problem, Reviewer
 from recommender.io import ScoreTable
@@ -138,7 +137,8 @@ def build_problem(inputs: AssignInputs, params: AssignParams) -> BuiltProblem:
     what = f"not in {scores.source}"
 
     conflicted = np.zeros(scores.n_pairs, dtype=bool)
-    conflict_lines: dict[int, tuple[str, int | None]] = {}
+    # (rows, pair keys, rows that forbid) of every forbidding input, to name a clash's line
+    forbidding: list[tuple[Rows, IntArray, BoolArray]] = []
     conflict_sets = (
         [inputs.conflicts] if isinstance(inputs.conflicts, Rows) else list(inputs.conflicts or [])
     )
@@ -148,12 +148,13 @@ def build_problem(inputs: AssignInputs, params: AssignParams) -> BuiltProblem:
         pairs, known = _pair_codes(rows, paper_index, reviewer_index, report, "conflict", what)
         hit = sorted_member(np.unique(pairs[known]), keys)
         conflicted |= hit
-        for row in np.flatnonzero(known)[:100_000]:
-            conflict_lines.setdefault(int(pairs[row]), (rows.source, rows.where(int(row))))
+        forbidding.append((rows, pairs, known))
     counts["conflicts_applied"] = int(conflicted.sum())
 
     excluded = np.zeros(scores.n_pairs, dtype=bool)
     if inputs.bids is not None and len(inputs.bids):
+        from recommender.bids import EXCLUDING_BIDS  # imports the affinity stack: only here
+
         rows = inputs.bids
         pairs, known = _pair_codes(rows, paper_index, reviewer_index, report, "bid", what)
         labels = rows.frame["label"].astype(str).map(lambda s: " ".join(s.split()).casefold())
@@ -161,8 +162,7 @@ def build_problem(inputs: AssignInputs, params: AssignParams) -> BuiltProblem:
         hit = sorted_member(np.unique(pairs[known & unwilling]), keys)
         excluded |= hit
         counts["not_willing_excluded"] = int(hit.sum())
-        for row in np.flatnonzero(known & unwilling):
-            conflict_lines.setdefault(int(pairs[row]), (rows.source, rows.where(int(row))))
+        forbidding.append((rows, pairs, known & unwilling))
         if inputs.fold_bids and params.bid_weight:
             preference = known & ~unwilling
             position, found = _find(keys, pairs[preference])
@@ -190,7 +190,7 @@ def build_problem(inputs: AssignInputs, params: AssignParams) -> BuiltProblem:
             )
         clash = found & (conflicted | excluded)[position]
         for row in np.flatnonzero(clash)[:LISTED]:
-            other_source, other_line = conflict_lines.get(int(pairs[row]), ("", None))
+            other_source, other_line = _first_row(forbidding, int(pairs[row]))
             at = f" ({other_source}{'' if other_line is None else f':{other_line}'})"
             report.error(
                 rows.source,
@@ -249,6 +249,17 @@ def build_problem(inputs: AssignInputs, params: AssignParams) -> BuiltProblem:
     )
     counts["pairs_excluded"] = int((~keep).sum())
     return BuiltProblem(problem, report.warning_lines() + side_warnings, counts)
+
+
+def _first_row(
+    sources: list[tuple[Rows, IntArray, BoolArray]], key: int
+) -> tuple[str, int | None]:
+    """Source and line of the first forbidding row with pair ``key``."""
+    for rows, pairs, active in sources:
+        hits = np.flatnonzero(active & (pairs == key))
+        if len(hits):
+            return rows.source, rows.where(int(hits[0]))
+    return "", None
 
 
 def _find(sorted_keys: IntArray, query: IntArray) -> tuple[IntArray, BoolArray]:
