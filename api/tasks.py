@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 from pydantic import ValidationError
-from sqlalchemy import delete
+from sqlalchemy import delete, insert
 
 from api.jobs import Handler, JobCancelled, JobContext, JobFailed
 from api.models import AffinityRun, AffinityScore, AssignmentPair, AssignmentRow, Conflict
@@ -355,7 +355,7 @@ def assignment_handler() -> Handler:
                 )
             ]
             if pair_rows:
-                session.execute(AssignmentPair.__table__.insert(), pair_rows)
+                session.execute(insert(AssignmentPair), pair_rows)
             ctx.finish(session, {"assignment_id": row.id, "pairs": len(pair_rows)})
             session.commit()
 

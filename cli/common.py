@@ -175,7 +175,7 @@ def affinity_config(args: argparse.Namespace) -> Any:
         raise CommandError(str(error)) from None
 
 
-def add_conflict_options(parser: argparse.ArgumentParser) -> None:
+def add_conflict_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """Flags of :class:`services.params.ConflictParams`."""
     from services.params import ConflictParams
 

@@ -111,9 +111,14 @@ def edited_summary(
         low = min(params.min_load, top)
         if not low <= load <= top:
             broken.append(f"reviewer {reviewer} has {load} papers, allowed {low}..{top}")
-    bound = solved.get("upper_bound")
+    stored = solved.get("upper_bound")
+    bound = None if stored is None else float(stored)
     valid = bound is not None and not broken
-    gap = max(0.0, (bound - objective) / max(1.0, abs(bound))) if valid else None
+    gap = (
+        max(0.0, (bound - objective) / max(1.0, abs(bound)))
+        if valid and bound is not None
+        else None
+    )
     return json_safe(
         {
             **solved,

@@ -136,15 +136,14 @@ def read_corpus(reviewers: Path, submissions: Path, publications: Path | None = 
     if problems:
         raise InputError(problems)
     read: dict[str, Any] = {}
-    for name, function, args in (
-        ("reviewers", read_reviewers, (reviewers,)),
-        ("submissions", read_submissions, (submissions,)),
-    ):
-        try:
-            kwargs = {"publications": publications} if name == "reviewers" else {}
-            read[name] = function(*args, **kwargs)
-        except InputError as error:
-            problems.extend(error.problems)
+    try:
+        read["reviewers"] = read_reviewers(reviewers, publications=publications)
+    except InputError as error:
+        problems.extend(error.problems)
+    try:
+        read["submissions"] = read_submissions(submissions)
+    except InputError as error:
+        problems.extend(error.problems)
     if problems:
         raise InputError(problems)
     return Corpus(reviewers=tuple(read["reviewers"]), submissions=tuple(read["submissions"]))

@@ -251,9 +251,7 @@ def build_problem(inputs: AssignInputs, params: AssignParams) -> BuiltProblem:
     return BuiltProblem(problem, report.warning_lines() + side_warnings, counts)
 
 
-def _first_row(
-    sources: list[tuple[Rows, IntArray, BoolArray]], key: int
-) -> tuple[str, int | None]:
+def _first_row(sources: list[tuple[Rows, IntArray, BoolArray]], key: int) -> tuple[str, int | None]:
     """Source and line of the first forbidding row with pair ``key``."""
     for rows, pairs, active in sources:
         hits = np.flatnonzero(active & (pairs == key))

@@ -68,11 +68,11 @@ def test_conflicts_command_writes_openreview_constraints(venue: dict[str, Path])
         "--publications", str(venue["publications"]),
         "--submissions", str(venue["submissions"]),
     ]  # fmt: skip
-    code, out, err = run("conflicts", *corpus, "--output", str(output), "--reference-year", "2025")
+    code, _out, err = run("conflicts", *corpus, "--output", str(output), "--reference-year", "2025")
     assert code == 0, err
     frame = pd.read_csv(output)
     assert list(frame.columns) == ["paper_id", "reviewer_id", "value", "reason"]
-    pairs = set(zip(frame["paper_id"], frame["reviewer_id"]))
+    pairs = set(zip(frame["paper_id"], frame["reviewer_id"], strict=True))
     assert ("p1", "ada") in pairs  # co-author 2024, inside the 3-year window
     assert ("p2", "ada") not in pairs  # co-author 2015, outside
     assert ("p3", "eve") in pairs  # author
@@ -84,7 +84,7 @@ def test_conflicts_command_writes_openreview_constraints(venue: dict[str, Path])
         "--coauthor-window", "any",
     )  # fmt: skip
     assert code == 0 and ("p2", "ada") in set(
-        zip(*pd.read_csv(output)[["paper_id", "reviewer_id"]].to_numpy().T)
+        zip(*pd.read_csv(output)[["paper_id", "reviewer_id"]].to_numpy().T, strict=True)
     )
     # OpenReview's matcher form: no header, three columns
     plain = venue["folder"] / "plain.csv"
@@ -103,7 +103,7 @@ def test_score_with_bids_then_assign_with_conflicts_and_demand(venue: dict[str, 
         encoding="utf-8",
     )
     scores = folder / "scores.csv"
-    code, out, err = run(
+    code, _, err = run(
         "score",
         "--archives", str(venue["reviewers"]),
         "--publications", str(venue["publications"]),
@@ -116,7 +116,7 @@ def test_score_with_bids_then_assign_with_conflicts_and_demand(venue: dict[str, 
     assert code == 0, err
     assert "bids.csv:4 [paper_id]: unknown paper 'p9'" in err
     frame = pd.read_csv(scores)
-    assert ("p1", "ben") not in set(zip(frame["paper_id"], frame["reviewer_id"]))
+    assert ("p1", "ben") not in set(zip(frame["paper_id"], frame["reviewer_id"], strict=True))
     assert len(frame) == 3 * 4 - 1
     config = json.loads((folder / "scores.config.json").read_text())
     assert config["affinity"]["method"] == "tfidf"
@@ -127,7 +127,7 @@ def test_score_with_bids_then_assign_with_conflicts_and_demand(venue: dict[str, 
     output = folder / "assignment.csv"
     demand = folder / "demand.csv"
     demand.write_text("paper_id,demand\np3,1\n", encoding="utf-8")
-    code, out, err = run(
+    code, _out, err = run(
         "assign",
         "--scores", str(scores),
         "--output", str(output),
@@ -143,7 +143,7 @@ def test_score_with_bids_then_assign_with_conflicts_and_demand(venue: dict[str, 
     )  # fmt: skip
     assert code == 0, err
     pairs = pd.read_csv(output)
-    chosen = set(zip(pairs["paper_id"], pairs["reviewer_id"]))
+    chosen = set(zip(pairs["paper_id"], pairs["reviewer_id"], strict=True))
     assert not chosen & {("p1", "ada"), ("p3", "eve"), ("p1", "ben")}
     assert pairs.groupby("paper_id").size().to_dict() == {"p1": 2, "p2": 2, "p3": 1}
     summary = json.loads((folder / "assignment.summary.json").read_text())
@@ -175,14 +175,14 @@ def test_assign_bids_fold_preferences_and_exclude_not_willing(tmp_path: Path) ->
     code, _, err = run(*base, "--bids", str(bids), "--output", str(tmp_path / "bids.csv.out"))
     assert code == 0, err
     with_bids = pd.read_csv(tmp_path / "bids.csv.out")
-    chosen = set(zip(with_bids["paper_id"], with_bids["reviewer_id"]))
+    chosen = set(zip(with_bids["paper_id"], with_bids["reviewer_id"], strict=True))
     assert ("p2", "r2") not in chosen and chosen == {("p1", "r2"), ("p2", "r1")}
     assert with_bids.set_index("reviewer_id").loc["r2", "score"] == pytest.approx(0.55)
 
 
 def test_score_records_configuration_and_demo_applies_conflicts(tmp_path: Path) -> None:
     output = tmp_path / "demo"
-    code, out, err = run(
+    code, _out, err = run(
         "demo", "--output-dir", str(output), "--method", "tfidf", "--coauthor-window", "5"
     )
     assert code == 0, err
@@ -191,7 +191,7 @@ def test_score_records_configuration_and_demo_applies_conflicts(tmp_path: Path) 
     assert "conflicts_applied" in summary["inputs"]
     conflicts = pd.read_csv(output / "conflicts.csv")
     assigned = pd.read_csv(output / "assignments.csv")
-    overlap = set(zip(conflicts["paper_id"], conflicts["reviewer_id"])) & set(
-        zip(assigned["paper_id"], assigned["reviewer_id"])
+    overlap = set(zip(conflicts["paper_id"], conflicts["reviewer_id"], strict=True)) & set(
+        zip(assigned["paper_id"], assigned["reviewer_id"], strict=True)
     )
     assert not overlap

@@ -105,15 +105,15 @@ def test_bids_fold_preferences_and_exclude_not_willing() -> None:
     )
     built = build_problem(AssignInputs(scores=scores, bids=bids), AssignParams(bid_weight=0.2))
     problem = built.problem
+    frame = scores.to_frame()
     original = dict(
-        zip(
-            zip(*map(list, (scores.to_frame()["paper_id"], scores.to_frame()["reviewer_id"]))),
-            scores.score,
-        )
+        zip(zip(frame["paper_id"], frame["reviewer_id"], strict=True), frame["score"], strict=True)
     )
     got = {
         (problem.paper_ids[p], problem.reviewer_ids[r]): s
-        for p, r, s in zip(problem.pair_paper, problem.pair_reviewer, problem.pair_score)
+        for p, r, s in zip(
+            problem.pair_paper, problem.pair_reviewer, problem.pair_score, strict=True
+        )
     }
     assert ("p0", "r1") not in got
     assert got[("p0", "r0")] == pytest.approx(original[("p0", "r0")] + 0.2)
@@ -124,7 +124,7 @@ def test_bids_fold_preferences_and_exclude_not_willing() -> None:
     ).problem
     assert ("p0", "r1") not in {
         (unfolded.paper_ids[p], unfolded.reviewer_ids[r])
-        for p, r in zip(unfolded.pair_paper, unfolded.pair_reviewer)
+        for p, r in zip(unfolded.pair_paper, unfolded.pair_reviewer, strict=True)
     }
     assert np.allclose(np.sort(unfolded.pair_score), np.sort(np.delete(scores.score, 1)))
 
@@ -177,7 +177,7 @@ def profiles(**columns) -> list[Reviewer]:
 def test_side_constraints_refuse_options_that_cannot_act_and_drop_those_that_cannot_bind() -> None:
     scores = grid()
     none = profiles()
-    with pytest.raises(OptionError, match="no reviewer in reviewers.csv has an affiliation"):
+    with pytest.raises(OptionError, match=r"no reviewer in reviewers\.csv has an affiliation"):
         build_problem(
             AssignInputs(scores=scores, reviewers=none, reviewers_source="reviewers.csv"),
             AssignParams(max_per_affiliation=1),
@@ -231,7 +231,7 @@ def test_a_swap_survives_the_next_solve() -> None:
         AssignInputs(scores=scores, conflicts=Rows(forbids, "forbids"), pins=Rows(pins, "pins")),
         params,
     ).pairs()
-    chosen = set(zip(again["paper_id"], again["reviewer_id"]))
+    chosen = set(zip(again["paper_id"], again["reviewer_id"], strict=True))
     assert (paper, new) in chosen and (paper, old) not in chosen
     # the swap made the assignment worse; the solver's bound still bounds it
     edited = pairs.copy()
@@ -247,8 +247,8 @@ def test_a_swap_survives_the_next_solve() -> None:
     assert figures["limits_broken"] == [] and figures["gap"] >= 0
     # swapping back and forth: the last edit wins
     pins, forbids = apply_edit(pins, forbids, swap_edit(paper, new, old))
-    assert set(zip(pins["paper_id"], pins["reviewer_id"])) == {(paper, old)}
-    assert set(zip(forbids["paper_id"], forbids["reviewer_id"])) == {(paper, new)}
+    assert set(zip(pins["paper_id"], pins["reviewer_id"], strict=True)) == {(paper, old)}
+    assert set(zip(forbids["paper_id"], forbids["reviewer_id"], strict=True)) == {(paper, new)}
 
 
 def test_summary_is_json_safe_and_complete() -> None:
