@@ -300,9 +300,7 @@ def assignment_handler() -> Handler:
             paper_ids=[s.id for s in submissions],
             reviewer_ids=[r.id for r in reviewers],
         )
-        params_only = AssignParams.model_validate(
-            params.model_dump(exclude={"affinity_run_id"}, exclude_unset=True)
-        )
+        params_only = AssignParams.model_validate(params.model_dump(exclude={"affinity_run_id"}))
         ctx.progress(0.1, "building the assignment problem", force=True)
         monitor = JobSolveMonitor(ctx)
         try:

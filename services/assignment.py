@@ -122,7 +122,10 @@ def check_options(params: AssignParams) -> None:
             "use the ILP (solver ilp, or auto, which picks it for these options)",
         )
     explicit_ilp = solver == "ilp" or (solver == "auto" and needs)
-    if "ilp_backend" in params.model_fields_set and not explicit_ilp:
+    # a non-default backend that would not be used is refused; the default passes (stored
+    # parameters are posted back whole on a re-solve)
+    default_backend = AssignParams.model_fields["ilp_backend"].default
+    if params.ilp_backend != default_backend and not explicit_ilp:
         raise OptionError(
             "ilp_backend",
             "applies to the ILP solver, which these options do not use; ask for the ILP "

@@ -97,13 +97,13 @@ def _start_assignment(
     from services.assignment import capacity_shortfall, check_options
     from services.errors import OptionError
 
+    run = require_run(session, venue_id)
     try:
         check_options(body)
     except OptionError as error:
         raise HTTPException(
             status.HTTP_422_UNPROCESSABLE_CONTENT, f"{error.option}: {error.message}"
         ) from error
-    run = require_run(session, venue_id)
     paper_ids = list(
         session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id))
     )
@@ -121,7 +121,7 @@ def _start_assignment(
     shortfall = capacity_shortfall(body, paper_ids, reviewer_ids)
     if shortfall:
         raise HTTPException(status.HTTP_409_CONFLICT, f"infeasible: {shortfall}")
-    params = {**body.model_dump(mode="json", exclude_unset=True), "affinity_run_id": run.id}
+    params = {**body.model_dump(mode="json"), "affinity_run_id": run.id}
     return start_job(request, session, venue_id, "assignment", params, principal.name)
 
 
