@@ -23,7 +23,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from matching import AssignmentProblem, Fairness, MaxPerGroup, MinScore, RequireAttribute
-from matching.problem import lookup, sorted_member
+from matching.problem import lookup
 from recommender.conflicts import email_domain
 from recommender.corpus import InputError, Problem, Reviewer
 from recommender.io import ScoreTable
@@ -132,7 +132,7 @@ def build_problem(inputs: AssignInputs, params: AssignParams) -> BuiltProblem:
     paper_index = pd.Index(scores.paper_ids)
     reviewer_index = pd.Index(scores.reviewer_ids)
     keys = scores.keys
-    pair_score = scores.score.copy()
+    pair_score = scores.score
     counts: dict[str, int] = {"candidate_pairs": scores.n_pairs}
     what = f"not in {scores.source}"
 
@@ -146,8 +146,7 @@ def build_problem(inputs: AssignInputs, params: AssignParams) -> BuiltProblem:
         if not len(rows):
             continue
         pairs, known = _pair_codes(rows, paper_index, reviewer_index, report, "conflict", what)
-        hit = sorted_member(np.unique(pairs[known]), keys)
-        conflicted |= hit
+        conflicted |= _marked(keys, pairs[known])
         forbidding.append((rows, pairs, known))
     counts["conflicts_applied"] = int(conflicted.sum())
 
@@ -159,7 +158,7 @@ def build_problem(inputs: AssignInputs, params: AssignParams) -> BuiltProblem:
         pairs, known = _pair_codes(rows, paper_index, reviewer_index, report, "bid", what)
         labels = rows.frame["label"].astype(str).map(lambda s: " ".join(s.split()).casefold())
         unwilling = labels.isin(EXCLUDING_BIDS).to_numpy()
-        hit = sorted_member(np.unique(pairs[known & unwilling]), keys)
+        hit = _marked(keys, pairs[known & unwilling])
         excluded |= hit
         counts["not_willing_excluded"] = int(hit.sum())
         forbidding.append((rows, pairs, known & unwilling))
@@ -167,6 +166,7 @@ def build_problem(inputs: AssignInputs, params: AssignParams) -> BuiltProblem:
             preference = known & ~unwilling
             position, found = _find(keys, pairs[preference])
             values = rows.frame["bid"].to_numpy(np.float64)[preference]
+            pair_score = pair_score.copy()
             pair_score[position[found]] += params.bid_weight * values[found]
             counts["bids_folded"] = int(found.sum())
 
@@ -228,6 +228,7 @@ def build_problem(inputs: AssignInputs, params: AssignParams) -> BuiltProblem:
     min_load = np.minimum(params.min_load, max_load)
 
     keep = ~(conflicted | excluded)
+    everything = bool(keep.all())
     side, side_warnings = side_constraints(
         params,
         scores.reviewer_ids,
@@ -238,13 +239,13 @@ def build_problem(inputs: AssignInputs, params: AssignParams) -> BuiltProblem:
     problem = AssignmentProblem(
         paper_ids=scores.paper_ids,
         reviewer_ids=scores.reviewer_ids,
-        pair_paper=scores.pair_paper[keep],
-        pair_reviewer=scores.pair_reviewer[keep],
-        pair_score=pair_score[keep],
+        pair_paper=scores.pair_paper if everything else scores.pair_paper[keep],
+        pair_reviewer=scores.pair_reviewer if everything else scores.pair_reviewer[keep],
+        pair_score=pair_score if everything else pair_score[keep],
         demand=demand,
         min_load=min_load.astype(np.int64),
         max_load=max_load,
-        forced=forced[keep],
+        forced=forced if everything else forced[keep],
         side_constraints=tuple(side),
     )
     counts["pairs_excluded"] = int((~keep).sum())
@@ -258,6 +259,15 @@ def _first_row(sources: list[tuple[Rows, IntArray, BoolArray]], key: int) -> tup
         if len(hits):
             return rows.source, rows.where(int(hits[0]))
     return "", None
+
+
+def _marked(sorted_keys: IntArray, query: IntArray) -> BoolArray:
+    """Mask over ``sorted_keys`` of the keys in ``query`` (binary search of the few query
+    keys in the many pair keys, not the other way round)."""
+    mask = np.zeros(len(sorted_keys), dtype=bool)
+    position, found = _find(sorted_keys, query)
+    mask[position[found]] = True
+    return mask
 
 
 def _find(sorted_keys: IntArray, query: IntArray) -> tuple[IntArray, BoolArray]:

@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
+from recommender.corpus import InputError
 from recommender.io._common import (
     ProblemLog,
     clean_reviewer_id,
@@ -58,9 +60,13 @@ def read_bids(
     ``label`` keeps the cell as written, ``bid`` is its number (float64, see
     :data:`BID_LABEL_VALUES`) and ``conflict`` is true for a declared conflict.
     """
-    display, rows, log = _rows(
-        source, name, [_PAPER_ALIASES, _REVIEWER_ALIASES, ("bid", "label", "value")]
-    )
+    columns = [_PAPER_ALIASES, _REVIEWER_ALIASES, ("bid", "label", "value")]
+    fast = _fast_table(source, name, columns)
+    if fast is not None:
+        frame = _fast_bids(*fast)
+        if frame is not None:
+            return frame if with_lines else frame.drop(columns="line")
+    display, rows, log = _rows(source, name, columns)
     records: dict[tuple[str, str], tuple[str, float, bool]] = {}
     lines: dict[tuple[str, str], int] = {}
     for line, (paper_cell, reviewer_cell, bid_cell) in rows:
@@ -104,9 +110,13 @@ def read_pair_constraints(
     means "no effect" in OpenReview's format, so such rows are read and dropped. Extra
     columns (e.g. the ``reason`` that ``recommender conflicts`` writes) are ignored.
     """
-    display, rows, log = _rows(
-        source, name, [_PAPER_ALIASES, _REVIEWER_ALIASES, ("value", "constraint", "label")]
-    )
+    columns = [_PAPER_ALIASES, _REVIEWER_ALIASES, ("value", "constraint", "label")]
+    fast = _fast_table(source, name, columns)
+    if fast is not None:
+        frame = _fast_constraints(*fast)
+        if frame is not None:
+            return frame if with_lines else frame.drop(columns="line")
+    display, rows, log = _rows(source, name, columns)
     records: dict[tuple[str, str], int] = {}
     lines: dict[tuple[str, str], int] = {}
     for line, (paper_cell, reviewer_cell, value_cell) in rows:
@@ -209,6 +219,123 @@ def _counts_by_id(
         first_line.setdefault(item_id, line)
     log.raise_if_any()
     return counts, first_line
+
+
+# Files from this size on are first read with pandas' C parser and checked with array
+# operations; any doubt (quotes, blank lines, a bad cell...) sends them down the row-by-row
+# path, which names every problem. Both give the same table.
+FAST_MIN_BYTES = 64 * 1024
+
+
+def _fast_table(
+    source: str | Path | bytes, name: str | None, columns: Sequence[Sequence[str]]
+) -> tuple[list[npt.NDArray[np.object_]], npt.NDArray[np.int64]] | None:
+    """The columns (as text, reordered to ``columns``) and each row's file line, or None
+    when the file is small or not plain enough for the fast path."""
+    try:
+        _, content = read_source(source, name)
+    except InputError:
+        return None
+    if len(content) < FAST_MIN_BYTES:
+        return None
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+    if '"' in text or "\r" in text:
+        return None
+    try:
+        frame = pd.read_csv(
+            io.StringIO(text),
+            header=None,
+            dtype=object,
+            keep_default_na=False,
+            na_filter=False,
+            skip_blank_lines=False,
+            engine="c",
+        )
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError):
+        return None
+    if frame.empty or frame.isna().to_numpy().any():
+        return None
+    header = [str(cell).strip().lower() for cell in frame.iloc[0]]
+    if any(cell in aliases for aliases in columns for cell in header):
+        positions = [
+            next((header.index(a) for a in aliases if a in header), -1) for aliases in columns
+        ]
+        if -1 in positions:
+            return None
+        body, first_line = frame.iloc[1:], 2
+    else:
+        if frame.shape[1] < len(columns):
+            return None
+        positions, body, first_line = list(range(len(columns))), frame, 1
+    # empty cells and blank lines fail the checks of the callers (empty id, bad value)
+    cells = [body.iloc[:, position].to_numpy(dtype=object) for position in positions]
+    lines = np.arange(first_line, first_line + len(body), dtype=np.int64)
+    return cells, lines
+
+
+def _fast_text(
+    raw: npt.NDArray[np.object_], clean: Callable[[str], str]
+) -> npt.NDArray[np.object_] | None:
+    """``clean`` applied to every cell (once per distinct cell); None when a cleaned id is
+    empty or holds a control character."""
+    codes, uniques = pd.factorize(raw)
+    cleaned = np.array([clean(str(u)) for u in uniques], dtype=object)
+    if any(not c or CONTROL_CHARACTERS.search(c) for c in cleaned):
+        return None
+    return cleaned[codes]
+
+
+def _fast_constraints(
+    cells: list[npt.NDArray[np.object_]], lines: npt.NDArray[np.int64]
+) -> pd.DataFrame | None:
+    papers = _fast_text(cells[0], clean_text)
+    reviewers = _fast_text(cells[1], clean_reviewer_id)
+    codes, uniques = pd.factorize(cells[2])
+    numbers = [_number(str(u)) for u in uniques]
+    if papers is None or reviewers is None or any(n not in (-1.0, 0.0, 1.0) for n in numbers):
+        return None
+    values = np.array(numbers, dtype=np.float64)[codes].astype(np.int8)
+    frame = pd.DataFrame(
+        {"paper_id": papers, "reviewer_id": reviewers, "value": values, "line": lines}
+    )
+    frame = frame.drop_duplicates(["paper_id", "reviewer_id", "value"])
+    if frame.duplicated(["paper_id", "reviewer_id"]).any():
+        return None  # a pair listed with two values: the row-by-row path names the lines
+    return frame[frame["value"] != 0].reset_index(drop=True)
+
+
+def _fast_bids(
+    cells: list[npt.NDArray[np.object_]], lines: npt.NDArray[np.int64]
+) -> pd.DataFrame | None:
+    papers = _fast_text(cells[0], clean_text)
+    reviewers = _fast_text(cells[1], clean_reviewer_id)
+    codes, uniques = pd.factorize(cells[2])
+    labels = [clean_text(str(u)) for u in uniques]
+    values = [
+        number if (number := _number(label)) is not None else BID_LABEL_VALUES.get(label.casefold())
+        for label in labels
+    ]
+    if papers is None or reviewers is None or any(v is None for v in values):
+        return None
+    frame = pd.DataFrame(
+        {
+            "paper_id": papers,
+            "reviewer_id": reviewers,
+            "label": np.array(labels, dtype=object)[codes],
+            "bid": np.array(values, dtype=np.float64)[codes],
+            "conflict": np.array(
+                [label.casefold() in CONFLICT_BID_LABELS for label in labels], dtype=bool
+            )[codes],
+            "line": lines,
+        }
+    )
+    frame = frame.drop_duplicates(["paper_id", "reviewer_id", "label", "bid"])
+    if frame.duplicated(["paper_id", "reviewer_id"]).any():
+        return None
+    return frame.reset_index(drop=True)
 
 
 def _with_lines(frame: pd.DataFrame, lines: Iterable[int], wanted: bool) -> pd.DataFrame:
