@@ -282,6 +282,7 @@ def run(args: argparse.Namespace) -> int:
         submissions=args.submissions,
         detect_conflicts=args.detect_conflicts,
     )
+    _warn_if_bids_twice(args)
     inputs = load_assign_inputs(files, params, conflict_params(args), strict=args.strict)
     read_at = time.perf_counter()
     result = assign(inputs, params)
@@ -306,6 +307,29 @@ def run(args: argparse.Namespace) -> int:
     for path in written:
         print(f"-> {path}")
     return 0
+
+
+def _warn_if_bids_twice(args: argparse.Namespace) -> None:
+    """Scores written by ``score --bids`` already hold the bid preferences: folding bids
+    again with the default weight would count them twice. The config beside the scores
+    tells; an explicit ``--bid-weight`` is taken as deliberate."""
+    import json
+
+    from services.exports import beside
+
+    config = beside(args.scores, "config.json")
+    if args.bids is None or args.bid_weight is not None or not config.is_file():
+        return
+    try:
+        recorded = json.loads(config.read_text(encoding="utf-8"))
+        source = recorded["inputs"]["bids"]["path"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    say(
+        f"warning: {args.scores} already includes the bids of {source} (score --bids); "
+        "--bids folds them again, counting them twice: add --bid-weight 0 to only keep Not "
+        "Willing pairs out"
+    )
 
 
 def print_summary(summary: dict[str, Any]) -> None:

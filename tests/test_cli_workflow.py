@@ -145,6 +145,12 @@ def test_score_with_bids_then_assign_with_conflicts_and_demand(venue: dict[str, 
     pairs = pd.read_csv(output)
     chosen = set(zip(pairs["paper_id"], pairs["reviewer_id"], strict=True))
     assert not chosen & {("p1", "ada"), ("p3", "eve"), ("p1", "ben")}
+    # the same bids again on scores that hold them: a warning that they would count twice
+    code, _, err = run(
+        "assign", "--scores", str(scores), "--output", str(folder / "twice.csv"),
+        "--reviewers-per-paper", "1", "--bids", str(bids),
+    )  # fmt: skip
+    assert code == 0 and "counting them twice" in err, err
     assert pairs.groupby("paper_id").size().to_dict() == {"p1": 2, "p2": 2, "p3": 1}
     summary = json.loads((folder / "assignment.summary.json").read_text())
     assert summary["objective"] == pytest.approx(pairs["score"].sum())
