@@ -6,7 +6,6 @@ while it works), then writes the whole result plus the job's final state in one 
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -25,24 +24,10 @@ from api.store import (
     pins_frame,
     scores_frame,
 )
+from services.assignment import json_safe as json_safe  # re-exported for the routers
 from services.params import AssignParams
 
 HISTOGRAM_BINS = 20
-
-
-def json_safe(value: Any) -> Any:
-    """Plain JSON types: numpy scalars to Python, NaN/inf to None, tuples to lists."""
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_safe(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, np.ndarray):
-        return json_safe(value.tolist())
-    return value
 
 
 def top_mask(scores: npt.NDArray[np.floating[Any]], top_n: int) -> npt.NDArray[np.bool_]:
