@@ -101,18 +101,40 @@ def _per_id(ids: Sequence[str], values: Mapping[str, int], default: int) -> npt.
     return series.to_numpy(dtype=np.int64)
 
 
+@dataclass(frozen=True)
+class StoredLimits:
+    """The venue's stored per-paper demands and per-reviewer max loads, read once."""
+
+    demands: Mapping[str, int]
+    max_loads: Mapping[str, int]
+
+    def demand_rows(self) -> pd.DataFrame:
+        """``paper_id, demand`` rows (the service layer's demand rows, like a ``--demand``
+        file's)."""
+        return pd.DataFrame(list(self.demands.items()), columns=["paper_id", "demand"]).astype(
+            {"demand": "int64"}
+        )
+
+    def max_load_rows(self) -> pd.DataFrame:
+        """``reviewer_id, max`` rows (the service layer's load rows, like a
+        ``--custom-max-papers`` file's)."""
+        return pd.DataFrame(list(self.max_loads.items()), columns=["reviewer_id", "max"]).astype(
+            {"max": "int64"}
+        )
+
+
+def read_stored_limits(session: Session, venue_id: str) -> StoredLimits:
+    return StoredLimits(stored_demands(session, venue_id), stored_max_loads(session, venue_id))
+
+
 def demands_frame(session: Session, venue_id: str) -> pd.DataFrame:
     """The stored demands as ``paper_id, demand`` rows (the service layer's demand rows)."""
-    return pd.DataFrame(
-        list(stored_demands(session, venue_id).items()), columns=["paper_id", "demand"]
-    ).astype({"demand": "int64"})
+    return read_stored_limits(session, venue_id).demand_rows()
 
 
 def max_loads_frame(session: Session, venue_id: str) -> pd.DataFrame:
     """The stored max loads as ``reviewer_id, max`` rows (the service layer's load rows)."""
-    return pd.DataFrame(
-        list(stored_max_loads(session, venue_id).items()), columns=["reviewer_id", "max"]
-    ).astype({"max": "int64"})
+    return read_stored_limits(session, venue_id).max_load_rows()
 
 
 def _default(parameters: Mapping[str, Any], name: str) -> int:
@@ -122,11 +144,21 @@ def _default(parameters: Mapping[str, Any], name: str) -> int:
     return int(AssignmentIn.model_fields[name].default if value is None else value)
 
 
-def resolve_limits(session: Session, venue_id: str, parameters: Mapping[str, Any]) -> Limits:
+def resolve_limits(
+    session: Session,
+    venue_id: str,
+    parameters: Mapping[str, Any],
+    stored: StoredLimits | None = None,
+) -> Limits:
     """The limits of a solve with ``parameters`` (an AssignmentIn dump; absent fields take
-    its defaults), under the venue's stored demand and max loads as they are now."""
-    demands = stored_demands(session, venue_id)
-    max_loads = stored_max_loads(session, venue_id)
+    its defaults), under the venue's stored demand and max loads as they are now (or as
+    ``stored`` read them). The same precedence as :func:`services.problem.build_problem`
+    given the stored rows as its ``demand``/``max_loads`` rows: rows over maps over
+    defaults."""
+    if stored is None:
+        stored = read_stored_limits(session, venue_id)
+    demands = dict(stored.demands)
+    max_loads = dict(stored.max_loads)
     inline_demand = {str(k): int(v) for k, v in (parameters.get("demand") or {}).items()}
     inline_max = {str(k): int(v) for k, v in (parameters.get("custom_max_load") or {}).items()}
     return Limits(

@@ -16,10 +16,8 @@ problem from the venue and translate those into the same records.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from fastapi import HTTPException, status
 from sqlalchemy import and_, select, update
@@ -37,30 +35,13 @@ from api.models import (
     utcnow,
 )
 from api.store import audit
+from services.edits import Violation, limit_violations
+from services.edits import edited_summary as services_edited_summary
 
 # how a conflict's source reads in a violation
 CONFLICT_KINDS = {"detected": "conflict", "uploaded": "conflict", "bid": "bid", "forbid": "forbid"}
 # violations listed in a refusal (the total is always given)
 LISTED = 1000
-
-
-@dataclass(frozen=True)
-class Violation:
-    """One hard constraint a run breaks. Pair constraints (``conflict``, ``bid``,
-    ``forbid``, ``pin``) name a paper and a reviewer; ``max_load``/``min_load`` a reviewer;
-    ``demand`` a paper."""
-
-    kind: str
-    paper_id: str | None
-    reviewer_id: str | None
-    detail: str
-
-    @property
-    def target(self) -> tuple[str | None, str | None]:
-        return (self.paper_id, self.reviewer_id)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def run_pairs(session: Session, assignment_id: int) -> pd.DataFrame:
@@ -129,59 +110,19 @@ def violations(session: Session, row: AssignmentRow) -> list[Violation]:
             )
 
     limits = resolve_limits(session, venue_id, row.parameters or {})
-    loads = (
-        pairs.groupby("reviewer_id").size().reindex(reviewers, fill_value=0)
-        if reviewers
-        else pd.Series(dtype=np.int64)
+    found += limit_violations(
+        pairs,
+        paper_ids=papers,
+        demand=limits.demand_array(papers),
+        reviewer_ids=reviewers,
+        min_load=limits.min_array(reviewers),
+        max_load=limits.max_array(reviewers),
     )
-    max_loads = limits.max_array(reviewers)
-    min_loads = limits.min_array(reviewers)
-    counts = loads.to_numpy(dtype=np.int64)
-    for index in np.flatnonzero(counts > max_loads):
-        found.append(
-            Violation(
-                "max_load",
-                None,
-                reviewers[index],
-                f"reviews {counts[index]} papers, over their max load of {max_loads[index]}",
-            )
-        )
-    for index in np.flatnonzero(counts < min_loads):
-        found.append(
-            Violation(
-                "min_load",
-                None,
-                reviewers[index],
-                f"reviews {counts[index]} papers, under their min load of {min_loads[index]}",
-            )
-        )
-    per_paper = (
-        pairs.groupby("paper_id").size().reindex(papers, fill_value=0)
-        if papers
-        else pd.Series(dtype=np.int64)
-    )
-    demand = limits.demand_array(papers)
-    got = per_paper.to_numpy(dtype=np.int64)
-    for index in np.flatnonzero(got != demand):
-        found.append(
-            Violation(
-                "demand",
-                papers[index],
-                None,
-                f"has {got[index]} reviewer{'s' if got[index] != 1 else ''}, needs {demand[index]}",
-            )
-        )
     return found
 
 
 def describe(violation: Violation) -> str:
-    if violation.paper_id is not None and violation.reviewer_id is not None:
-        where = f"({violation.paper_id}, {violation.reviewer_id})"
-    elif violation.reviewer_id is not None:
-        where = f"reviewer {violation.reviewer_id}"
-    else:
-        where = f"paper {violation.paper_id}"
-    return f"{where}: {violation.detail}"
+    return violation.describe()
 
 
 def refusal(row: AssignmentRow, found: Sequence[Violation], action: str) -> HTTPException:
@@ -343,53 +284,19 @@ def solve_candidate(session: Session, row: AssignmentRow, paper_id: str, reviewe
 
 
 def edited_summary(session: Session, row: AssignmentRow, *, tightening: bool) -> dict[str, Any]:
-    """``row``'s summary after an edit: objective and statistics recomputed from its pairs,
-    the solver's bound kept and labelled (``bound_of``), whether the bound still holds
-    (``bound_holds``: every edit so far only removed or forced candidate pairs within the
-    limits, so the edited problem's optimum is still at most the bound), and whether the
-    pairs satisfy the venue's current hard constraints (``constraints``). ``gap`` is
-    recomputed when both hold, null otherwise."""
-    summary = dict(row.summary or {})
-    pairs = run_pairs(session, row.id)
-    scores = pairs["score"].to_numpy(dtype=np.float64)
-    objective = float(scores.sum())
-    found = violations(session, row)
-    first_edit = not summary.get("edited")
-    if first_edit:
-        summary["solver_objective"] = summary.get("objective")
-        summary["bound_holds"] = True
-        summary["edits"] = 0
-    holds = bool(summary.get("bound_holds", True)) and tightening
-    bound = summary.get("upper_bound")
-    per_paper = pairs.groupby("paper_id")["score"].mean() if len(pairs) else pd.Series()
+    """``row``'s summary after an edit (:func:`services.edits.edited_summary`): objective
+    and statistics recomputed from its pairs, the solver's bound kept and labelled
+    (``bound_of``), whether it still holds (``bound_holds``), and whether the pairs satisfy
+    the venue's current hard constraints (``constraints``, from :func:`violations`)."""
     reviewers = list(
         session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == row.venue_id))
     )
-    loads = pairs.groupby("reviewer_id").size().reindex(reviewers, fill_value=0)
-    satisfied = not found
-    gap = None
-    if holds and satisfied and isinstance(bound, int | float):
-        gap = max(0.0, (float(bound) - objective) / max(1.0, abs(float(bound))))
     job = f"job #{row.job_id}" if row.job_id is not None else "its solve"
-    summary.update(
-        {
-            "edited": True,
-            "edits": int(summary.get("edits", 0)) + 1,
-            "objective": objective,
-            "pairs_assigned": len(pairs),
-            "mean_score": float(scores.mean()) if len(scores) else None,
-            "min_score": float(scores.min()) if len(scores) else None,
-            "min_paper_mean_score": float(per_paper.min()) if len(per_paper) else None,
-            "load_min": int(loads.min()) if len(loads) else 0,
-            "load_max": int(loads.max()) if len(loads) else 0,
-            "bound_of": f"the problem solved by {job}, before edits",
-            "bound_holds": holds,
-            "gap": gap,
-            "constraints": {
-                "satisfied": satisfied,
-                "violations": len(found),
-                "first": [describe(v) for v in found[:5]],
-            },
-        }
+    return services_edited_summary(
+        row.summary or {},
+        run_pairs(session, row.id),
+        reviewers,
+        violations(session, row),
+        tightening=tightening,
+        bound_of=f"the problem solved by {job}, before edits",
     )
-    return summary

@@ -65,50 +65,41 @@ def live_run(session: Session, venue_id: str) -> AssignmentRow | None:
 def start_assignment(
     runner: JobRunner, session: Session, venue_id: str, body: AssignmentIn, actor: str
 ) -> Job:
-    """Validate ``body`` against the venue (ids, stored limits, capacity) and queue the
-    solve job; the caller's pending changes are committed with the job, or rolled back with
-    the refusal."""
-    from matching import get_solver
+    """Validate ``body`` against the venue (options, ids, stored limits, capacity) and queue
+    the solve job; the caller's pending changes are committed with the job, or rolled back
+    with the refusal. 422: an option that cannot act (:func:`services.assignment.check_options`),
+    an unknown id, a map contradicting a stored value; 409: no affinities yet, or more reviews
+    needed than the reviewers can take (stored demand and max loads counted)."""
+    from services.assignment import capacity_shortfall, check_options
+    from services.errors import OptionError
 
-    if body.solver != "auto":
-        try:
-            get_solver(body.solver, **body.options)
-        except (ValueError, TypeError) as error:
-            raise HTTPException(
-                status.HTTP_422_UNPROCESSABLE_CONTENT, f"solver: {error}"
-            ) from error
-    if body.min_load > body.max_load:
+    run = require_run(session, venue_id)
+    try:
+        check_options(body)
+    except OptionError as error:
         raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_CONTENT,
-            f"min_load {body.min_load} exceeds max_load {body.max_load}",
-        )
-    parameters = body.model_dump()
+            status.HTTP_422_UNPROCESSABLE_CONTENT, f"{error.option}: {error.message}"
+        ) from error
+    parameters = body.model_dump(mode="json")
     problems = unknown_ids(session, venue_id, parameters) + contradictions(
         session, venue_id, parameters
     )
     if problems:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, "; ".join(problems[:20]))
-    run = require_run(session, venue_id)
     paper_ids = list(
         session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id))
     )
     reviewer_ids = list(
         session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id))
     )
+    # the counting check sees what the solve will: stored rows over the request's maps
     limits = resolve_limits(session, venue_id, parameters)
-    capacity = int(limits.max_array(reviewer_ids).sum())
-    needed = int(limits.demand_array(paper_ids).sum())
-    if needed > capacity:
-        demand = (
-            f"{len(paper_ids)} papers x {body.reviewers_per_paper} reviewers = {needed} reviews"
-            if not limits.demand
-            else f"{len(paper_ids)} papers need {needed} reviews in all"
-        )
-        raise HTTPException(
-            status.HTTP_409_CONFLICT,
-            f"infeasible: {demand}, but {len(reviewer_ids)} reviewers can take at most "
-            f"{capacity}; raise max_load or add reviewers",
-        )
+    resolved = body.model_copy(
+        update={"demand": dict(limits.demand), "custom_max_load": dict(limits.max_load)}
+    )
+    shortfall = capacity_shortfall(resolved, paper_ids, reviewer_ids)
+    if shortfall:
+        raise HTTPException(status.HTTP_409_CONFLICT, f"infeasible: {shortfall}")
     params = {**parameters, "affinity_run_id": run.id}
     return start_job(runner, session, venue_id, "assignment", params, actor)
 

@@ -15,6 +15,8 @@ from api.ids import (
     ReviewerIdText,
     SafeText,
 )
+from services.params import AssignParams
+from services.params import RequiredAttribute as RequiredAttribute  # re-exported
 
 Item = TypeVar("Item")
 
@@ -183,21 +185,23 @@ class PairScoreOut(BaseModel):
     explanation: dict[str, Any] | None = None
 
 
-class RequiredAttribute(BaseModel):
-    """Each paper gets at least ``min_count`` reviewers with attribute ``name`` = ``value``."""
+class RequiredAttributeIn(RequiredAttribute):
+    """:class:`services.params.RequiredAttribute` with the service's text rule on its name
+    and value (no control characters)."""
 
     name: SafeText = Field(min_length=1, max_length=200)
     value: SafeText = Field(max_length=1000)
-    min_count: int = Field(default=1, ge=0, le=1000)
 
 
 Count = Annotated[int, Field(ge=0, le=100_000)]
 
 
-class AssignmentIn(BaseModel):
-    reviewers_per_paper: int = Field(default=3, ge=0, le=1000, description="default demand")
-    min_load: int = Field(default=0, ge=0, le=10_000)
-    max_load: int = Field(default=6, ge=0, le=100_000)
+class AssignmentIn(AssignParams):
+    """A solve request: every option of :class:`services.params.AssignParams` (the same
+    fields and defaults as the command line's ``assign``), with the service's id and text
+    rules on map keys (a reviewer id's leading ``~`` dropped, as uploads do), finite numbers
+    only, and a time limit bounded for a shared server."""
+
     demand: dict[IdText, Count] = Field(
         default_factory=dict,
         description="paper id -> reviewers it needs, overriding reviewers_per_paper; the "
@@ -210,30 +214,15 @@ class AssignmentIn(BaseModel):
         "reviewer max loads win over it",
         max_length=1_000_000,
     )
-    solver: str = Field(default="auto", max_length=50)
-    time_limit: float | None = Field(default=None, gt=0, le=3600)
-    seed: int | None = Field(default=None, ge=0, le=2**31 - 1)
-    options: dict[str, Any] = Field(
-        default_factory=dict, description='solver constructor options, e.g. {"backend": "cbc"}'
+    time_limit: float | None = Field(
+        default=None, gt=0, le=3600, description="seconds a solve may take (at most an hour)"
     )
     min_score: float | None = Field(
         default=None,
         allow_inf_nan=False,
         description="never assign a (non-pinned) pair scoring below this",
     )
-    max_per_affiliation: int | None = Field(
-        default=None,
-        ge=1,
-        le=1000,
-        description="at most this many reviewers of one affiliation per paper",
-    )
-    fairness_keep: float | None = Field(
-        default=None,
-        ge=0,
-        le=1,
-        description="max-min fairness over papers first, keeping this share of the best minimum",
-    )
-    require_attribute: RequiredAttribute | None = None
+    require_attribute: RequiredAttributeIn | None = None
 
 
 class AssignmentOut(BaseModel):

@@ -250,7 +250,7 @@ def check_assignment(
         version=row.version,
         state=row.state,
         total=len(found),
-        violations=[v.to_dict() for v in found[:1000]],  # type: ignore[misc]
+        violations=[v.to_dict() for v in found[:1000]],
     )
 
 

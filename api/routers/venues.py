@@ -48,7 +48,7 @@ def who_am_i(principal: CurrentPrincipal) -> MeOut:
     and expiry."""
     return MeOut(
         name=principal.name,
-        role=principal.role,  # type: ignore[arg-type]
+        role=principal.role,
         venue_id=principal.venue_id,
         token_id=principal.token_id,
         expires_at=principal.expires_at,
@@ -136,7 +136,7 @@ def _token_info(token: ApiToken) -> TokenInfoOut:
         role=token.role,
         venue_id=token.venue_id,
         prefix=token.prefix,
-        state=token_state(token),  # type: ignore[arg-type]
+        state=token_state(token),
         created_at=aware(token.created_at),
         created_by=token.created_by,
         expires_at=aware(token.expires_at),

@@ -17,6 +17,7 @@ from recommender.io.reviewers import (
     read_reviewers_csv,
     read_reviewers_json,
 )
+from recommender.io.scores import MAX_ABS_SCORE, ScoreTable, read_scores
 from recommender.io.submissions import parse_submissions_upload, read_submissions
 from recommender.io.tables import (
     BID_LABEL_VALUES,
@@ -30,9 +31,11 @@ from recommender.io.tables import (
 __all__ = [
     "BID_LABEL_VALUES",
     "CONFLICT_BID_LABELS",
+    "MAX_ABS_SCORE",
     "MAX_ZIP_COMPRESSION_RATIO",
     "MAX_ZIP_MEMBERS",
     "MAX_ZIP_UNCOMPRESSED_BYTES",
+    "ScoreTable",
     "parse_reviewers_upload",
     "parse_submissions_upload",
     "read_bids",
@@ -44,5 +47,6 @@ __all__ = [
     "read_reviewers",
     "read_reviewers_csv",
     "read_reviewers_json",
+    "read_scores",
     "read_submissions",
 ]

@@ -185,3 +185,32 @@ def test_with_max_papers_stores_the_file_and_a_refused_solve_stores_nothing(api:
     assert _listed(api, venue, chair, "reviewer-max-loads") == {"Grace_Graph1": 0}
     # a plain re-solve keeps the cap: it is the venue's now
     assert "Grace_Graph1" not in _per(_solve(api, venue, chair)["pairs"], 1)
+
+
+def test_stored_demand_counts_in_the_capacity_check_and_options_are_checked_first(
+    api: Api,
+) -> None:
+    venue, chair, _viewer = api.new_venue()
+    load_venue(api, venue, chair)
+    body = {**PARAMS, "max_load": 1, "reviewers_per_paper": 1}
+    jobs = api.call("GET", f"/venues/{venue}/jobs", chair).json()["total"]
+    # 4 papers x 1 fits 4 reviewers x 1; a stored demand of 4 for P1 does not (7 > 4)
+    assert _upload(api, venue, chair, "paper-demands", b"P1,4\n").status_code == 200
+    tight = api.call("POST", f"/venues/{venue}/assignments", chair, json=body)
+    assert tight.status_code == 409, tight.text
+    assert "need 7 reviews in total" in tight.json()["detail"]
+    assert "can take at most 4" in tight.json()["detail"]
+    # an option that cannot act is refused in the service's words, before any job
+    refused = api.call(
+        "POST",
+        f"/venues/{venue}/assignments",
+        chair,
+        json={**PARAMS, "fairness_keep": 0.5},
+    )
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["detail"].startswith("solver: the min-cost flow solver cannot enforce")
+    backend = api.call(
+        "POST", f"/venues/{venue}/assignments", chair, json={**PARAMS, "ilp_backend": "cbc"}
+    )
+    assert backend.status_code == 422 and backend.json()["detail"].startswith("ilp_backend:")
+    assert api.call("GET", f"/venues/{venue}/jobs", chair).json()["total"] == jobs

@@ -11,8 +11,8 @@ from conftest import Api
 from sqlalchemy import update
 
 from api.auth import create_token
-from api.cli import main
 from api.models import ApiToken, Venue
+from cli.main import main
 
 
 def test_admin_lists_tokens_by_prefix_and_never_their_secrets(api: Api) -> None:
@@ -193,3 +193,21 @@ def test_token_filters_with_control_characters_are_422(api: Api) -> None:
     for params in ({"prefix": "rec_\x00"}, {"venue_id": "\x00"}, {"name": "a\x1b"}):
         response = api.call("GET", "/tokens", api.admin, params=params)
         assert response.status_code == 422, (params, response.text)
+
+
+def test_cli_token_commands_refuse_bad_filters_in_one_line(
+    database_url: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for args, message in (
+        (["list-tokens", "--venue", "a\x00b"], "not a valid venue id"),
+        (["list-tokens", "--venue", ""], "is empty"),
+        (["revoke-token", "--id", str(2**63)], f"no token with id {2**63}"),
+        (["revoke-token", "--id", "0"], "no token with id 0"),
+        (["revoke-token", "--prefix", "rec_\x00abcdefgh"], "control character"),
+        (["create-token", "--role", "viewer", "--venue", ""], "needs a venue"),
+    ):
+        code, out, err = _cli(args, capsys, monkeypatch, database_url)
+        assert (code, out) == (1, ""), (args, code, out, err)
+        assert message in err and len(err.strip().splitlines()) == 1, (args, err)
