@@ -56,8 +56,12 @@ def child_flow(directory: Path) -> dict[str, float]:
     read_s = time.perf_counter() - start
     start = time.perf_counter()
     problem = AssignmentProblem.from_pairs(
-        table["paper_id"].to_numpy(), table["reviewer_id"].to_numpy(),
-        table["score"].to_numpy(), demand=DEMAND, min_load=MIN_LOAD, max_load=MAX_LOAD,
+        table["paper_id"].to_numpy(),
+        table["reviewer_id"].to_numpy(),
+        table["score"].to_numpy(),
+        demand=DEMAND,
+        min_load=MIN_LOAD,
+        max_load=MAX_LOAD,
         conflicts=conflicts,
     )
     build_s = time.perf_counter() - start
@@ -65,11 +69,16 @@ def child_flow(directory: Path) -> dict[str, float]:
     result = FlowSolver().solve(problem)
     solve_s = time.perf_counter() - start
     return {
-        "csv_rows": len(table), "conflict_rows": len(conflicts), "pairs": problem.n_pairs,
-        "read_s": read_s, "build_s": build_s, "solve_s": solve_s,
+        "csv_rows": len(table),
+        "conflict_rows": len(conflicts),
+        "pairs": problem.n_pairs,
+        "read_s": read_s,
+        "build_s": build_s,
+        "solve_s": solve_s,
         "total_s": read_s + build_s + solve_s,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "objective": result.objective, "gap": result.gap,
+        "objective": result.objective,
+        "gap": result.gap,
     }
 
 
@@ -81,7 +90,9 @@ def run_size(n: int, work: Path) -> dict[str, float]:
     generate_s = time.perf_counter() - start
     output = subprocess.run(
         [sys.executable, __file__, "--child", str(directory)],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     figures = json.loads(output.strip().splitlines()[-1])
     figures["generate_s"] = generate_s
@@ -95,8 +106,13 @@ def dense_problem(n: int) -> AssignmentProblem:
     conflict_paper, conflict_reviewer = venue.conflicts(CONFLICT_RATE)
     conflicts[conflict_paper, conflict_reviewer] = True
     return AssignmentProblem.from_dense(
-        scores, paper_ids=venue.paper_ids, reviewer_ids=venue.reviewer_ids, demand=DEMAND,
-        min_load=MIN_LOAD, max_load=MAX_LOAD, conflicts=conflicts,
+        scores,
+        paper_ids=venue.paper_ids,
+        reviewer_ids=venue.reviewer_ids,
+        demand=DEMAND,
+        min_load=MIN_LOAD,
+        max_load=MAX_LOAD,
+        conflicts=conflicts,
     )
 
 
@@ -106,10 +122,16 @@ def naive_pulp(problem: AssignmentProblem) -> tuple[float, float]:
 
     start = time.perf_counter()
     prob = pulp.LpProblem("naive", pulp.LpMaximize)
-    x = {(int(p), int(r)): prob.add_variable(f"x_{p}_{r}", 0, 1, cat=pulp.LpBinary)
-         for p, r in zip(problem.pair_paper, problem.pair_reviewer, strict=True)}
-    score = {(int(p), int(r)): float(s) for p, r, s in
-             zip(problem.pair_paper, problem.pair_reviewer, problem.pair_score, strict=True)}
+    x = {
+        (int(p), int(r)): prob.add_variable(f"x_{p}_{r}", 0, 1, cat=pulp.LpBinary)
+        for p, r in zip(problem.pair_paper, problem.pair_reviewer, strict=True)
+    }
+    score = {
+        (int(p), int(r)): float(s)
+        for p, r, s in zip(
+            problem.pair_paper, problem.pair_reviewer, problem.pair_score, strict=True
+        )
+    }
     prob += pulp.lpSum(score[key] * var for key, var in x.items())
     for p in range(problem.n_papers):
         prob += pulp.lpSum(var for (pp, _), var in x.items() if pp == p) == int(problem.demand[p])
@@ -128,8 +150,12 @@ def pair_by_pair_flow(problem: AssignmentProblem) -> float:
     start = time.perf_counter()
     flow = min_cost_flow.SimpleMinCostFlow()
     n_papers = problem.n_papers
-    for p, r, s in zip(problem.pair_paper.tolist(), problem.pair_reviewer.tolist(),
-                       problem.pair_score.tolist(), strict=True):
+    for p, r, s in zip(
+        problem.pair_paper.tolist(),
+        problem.pair_reviewer.tolist(),
+        problem.pair_score.tolist(),
+        strict=True,
+    ):
         flow.add_arc_with_capacity_and_unit_cost(p, n_papers + r, 1, -round(s * 1e6))
     return time.perf_counter() - start
 
@@ -142,35 +168,61 @@ def constrained(n: int, time_limit: float) -> list[dict[str, float | str]]:
     for k in (20,):
         start = time.perf_counter()
         problem = sparse_problem(
-            lambda: venue.score_blocks(), paper_ids=venue.paper_ids,
-            reviewer_ids=venue.reviewer_ids, demand=DEMAND, min_load=MIN_LOAD,
-            max_load=MAX_LOAD, k=k, conflicts=venue.conflicts(CONFLICT_RATE),
+            lambda: venue.score_blocks(),
+            paper_ids=venue.paper_ids,
+            reviewer_ids=venue.reviewer_ids,
+            demand=DEMAND,
+            min_load=MIN_LOAD,
+            max_load=MAX_LOAD,
+            k=k,
+            conflicts=venue.conflicts(CONFLICT_RATE),
         )
         build_s = time.perf_counter() - start
         institutions = np.random.default_rng(1).integers(0, max(2, n // 10), n)
         exact = FlowSolver().solve(problem)
-        rows.append({"model": "flow (no side constraint)", "n": n, "pairs": problem.n_pairs,
-                     "build_s": build_s, "solve_s": exact.solve_seconds,
-                     "objective": exact.objective, "gap": exact.gap,
-                     "min_paper": _min_paper(exact)})
+        rows.append(
+            {
+                "model": "flow (no side constraint)",
+                "n": n,
+                "pairs": problem.n_pairs,
+                "build_s": build_s,
+                "solve_s": exact.solve_seconds,
+                "objective": exact.objective,
+                "gap": exact.gap,
+                "min_paper": _min_paper(exact),
+            }
+        )
         for label, constraint in (
             ("institution <= 1 per paper", MaxPerGroup(institutions, limit=1)),
             ("fairness (max-min, keep=1)", Fairness()),
         ):
-            result = IlpSolver().solve(problem.with_side_constraints(constraint),
-                                       time_limit=time_limit)
-            rows.append({"model": label, "n": n, "pairs": problem.n_pairs, "build_s": build_s,
-                         "solve_s": result.solve_seconds, "objective": result.objective,
-                         "gap": result.gap, "min_paper": _min_paper(result),
-                         "status": result.parameters.get("status", ""),
-                         "min_bound": result.parameters.get("min_paper_score_bound")})
+            result = IlpSolver().solve(
+                problem.with_side_constraints(constraint), time_limit=time_limit
+            )
+            rows.append(
+                {
+                    "model": label,
+                    "n": n,
+                    "pairs": problem.n_pairs,
+                    "build_s": build_s,
+                    "solve_s": result.solve_seconds,
+                    "objective": result.objective,
+                    "gap": result.gap,
+                    "min_paper": _min_paper(result),
+                    "status": result.parameters.get("status", ""),
+                    "min_bound": result.parameters.get("min_paper_score_bound"),
+                }
+            )
     return rows
 
 
 def _min_paper(result) -> float:
     problem = result.problem
-    totals = np.bincount(problem.pair_paper[result.selected],
-                         weights=problem.pair_score[result.selected], minlength=problem.n_papers)
+    totals = np.bincount(
+        problem.pair_paper[result.selected],
+        weights=problem.pair_score[result.selected],
+        minlength=problem.n_papers,
+    )
     return float(totals.min())
 
 
@@ -178,10 +230,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[2000, 10000, 20000])
     parser.add_argument("--naive", type=int, default=300, help="size of the naive baselines")
-    parser.add_argument("--constrained", type=int, default=5000,
-                        help="size of the fairness / institution models (0 to skip)")
-    parser.add_argument("--time-limit", type=float, default=280.0,
-                        help="ILP time limit per model (s)")
+    parser.add_argument(
+        "--constrained",
+        type=int,
+        default=5000,
+        help="size of the fairness / institution models (0 to skip)",
+    )
+    parser.add_argument(
+        "--time-limit", type=float, default=280.0, help="ILP time limit per model (s)"
+    )
     parser.add_argument("--work", type=Path, default=None, help="where CSVs are cached")
     parser.add_argument("--child", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -198,35 +255,49 @@ def main() -> None:
         print(f"== baselines at {args.naive} x {args.naive} dense ({problem.n_pairs} pairs)")
         print(f"naive dense PuLP (build+solve)  {naive_s:8.2f} s  objective {naive_objective:.4f}")
         print(f"pair-by-pair arc adding only    {arcs_s:8.2f} s")
-        print(f"FlowSolver (build+solve)        {flow.solve_seconds:8.2f} s  objective "
-              f"{flow.objective:.4f}  gap {flow.gap:.1e}")
-        print(f"speed-up vs naive PuLP: {naive_s / flow.solve_seconds:.0f}x; vs pair-by-pair "
-              f"graph building alone: {arcs_s / flow.solve_seconds:.1f}x; objective difference "
-              f"{abs(naive_objective - flow.objective):.2e}")
+        print(
+            f"FlowSolver (build+solve)        {flow.solve_seconds:8.2f} s  objective "
+            f"{flow.objective:.4f}  gap {flow.gap:.1e}"
+        )
+        print(
+            f"speed-up vs naive PuLP: {naive_s / flow.solve_seconds:.0f}x; vs pair-by-pair "
+            f"graph building alone: {arcs_s / flow.solve_seconds:.1f}x; objective difference "
+            f"{abs(naive_objective - flow.objective):.2e}"
+        )
 
     if args.sizes:
         print("== exact min-cost flow, end to end from the scores CSV (subprocess per size)")
-        header = (f"{'N':>6} {'csv rows':>9} {'pairs':>9} {'read s':>7} {'build s':>8} "
-                  f"{'solve s':>8} {'total s':>8} {'peak MB':>8} {'objective':>12} {'gap':>8}")
+        header = (
+            f"{'N':>6} {'csv rows':>9} {'pairs':>9} {'read s':>7} {'build s':>8} "
+            f"{'solve s':>8} {'total s':>8} {'peak MB':>8} {'objective':>12} {'gap':>8}"
+        )
         print(header)
         for n in args.sizes:
             f = run_size(n, work)
-            print(f"{n:>6} {f['csv_rows']:>9} {f['pairs']:>9} {f['read_s']:>7.2f} "
-                  f"{f['build_s']:>8.2f} {f['solve_s']:>8.2f} {f['total_s']:>8.2f} "
-                  f"{f['peak_mb']:>8.0f} {f['objective']:>12.3f} {f['gap']:>8.1e}", flush=True)
+            print(
+                f"{n:>6} {f['csv_rows']:>9} {f['pairs']:>9} {f['read_s']:>7.2f} "
+                f"{f['build_s']:>8.2f} {f['solve_s']:>8.2f} {f['total_s']:>8.2f} "
+                f"{f['peak_mb']:>8.0f} {f['objective']:>12.3f} {f['gap']:>8.1e}",
+                flush=True,
+            )
 
     if args.constrained:
-        print(f"== side-constraint models at {args.constrained} x {args.constrained} (top-20 "
-              f"candidates, ILP time limit {args.time_limit:.0f} s per model)")
+        print(
+            f"== side-constraint models at {args.constrained} x {args.constrained} (top-20 "
+            f"candidates, ILP time limit {args.time_limit:.0f} s per model)"
+        )
         flow_row = None
         for row in constrained(args.constrained, args.time_limit):
             flow_row = flow_row or row
-            print(f"{row['model']:<28} pairs {row['pairs']:>7}  build {row['build_s']:6.1f} s  "
-                  f"solve {row['solve_s']:7.1f} s ({row['solve_s'] / flow_row['solve_s']:.0f}x "
-                  f"flow)  objective {row['objective']:.3f}  gap {row['gap']:.1e}  "
-                  f"min paper score {row['min_paper']:.3f}"
-                  + (f" (bound {row['min_bound']:.3f})" if row.get("min_bound") else "")
-                  + f" {row.get('status', '')}", flush=True)
+            print(
+                f"{row['model']:<28} pairs {row['pairs']:>7}  build {row['build_s']:6.1f} s  "
+                f"solve {row['solve_s']:7.1f} s ({row['solve_s'] / flow_row['solve_s']:.0f}x "
+                f"flow)  objective {row['objective']:.3f}  gap {row['gap']:.1e}  "
+                f"min paper score {row['min_paper']:.3f}"
+                + (f" (bound {row['min_bound']:.3f})" if row.get("min_bound") else "")
+                + f" {row.get('status', '')}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -16,8 +16,14 @@ class Assignment:
     """Chosen candidate pairs of ``problem`` and how good they are.
 
     ``selected`` indexes into the problem's pair arrays. ``objective`` is the total score of
-    the selected pairs; ``upper_bound`` a proven bound on the best objective (e.g. the LP
-    relaxation), so ``gap = (upper_bound - objective) / max(1, |upper_bound|)``.
+    the selected pairs, in the problem's units; ``upper_bound`` a proven upper bound on the
+    best objective of ANY assignment meeting the problem's hard constraints (for the flow
+    solver the optimum itself, up to a stated rounding; for the ILP the solver's dual
+    bound; for the randomized solver the deterministic optimum), so ``objective <=
+    upper_bound`` always and ``gap = (upper_bound - objective) / max(1, |upper_bound|)``.
+    ``parameters`` holds what else a solver measured (status, certificate, expectations);
+    ``warnings`` the sentences :func:`matching.validate.validate_options` returned (inert
+    options).
     """
 
     problem: AssignmentProblem
@@ -28,6 +34,7 @@ class Assignment:
     parameters: dict[str, Any] = field(default_factory=dict)
     seed: int | None = None
     solve_seconds: float = 0.0
+    warnings: tuple[str, ...] = ()
 
     @property
     def gap(self) -> float:
@@ -117,5 +124,6 @@ class Assignment:
             "load_max": int(reviewers["assigned"].max()) if len(reviewers) else 0,
             "seed": self.seed,
             "parameters": self.parameters,
+            "warnings": list(self.warnings),
             "solve_seconds": self.solve_seconds,
         }

@@ -10,7 +10,9 @@ from matching import _flowgraph
 from matching.assignment import Assignment
 from matching.constraints import apply_pair_filters, model_constraints
 from matching.diagnose import diagnose
+from matching.monitor import SolveMonitor, check_stop
 from matching.problem import AssignmentProblem, FloatArray, Infeasible, IntArray
+from matching.validate import OptionError, needs_ilp_message, option_name
 
 # |integer cost| * (nodes + 1)^2 stays below this, which keeps OR-Tools' cost scaling
 # (it multiplies costs by the node count) and its potentials clear of int64 overflow.
@@ -47,16 +49,16 @@ class FlowSolver:
         *,
         time_limit: float | None = None,
         seed: int | None = None,
+        monitor: SolveMonitor | None = None,
     ) -> Assignment:
         """``time_limit`` and ``seed`` are accepted for the common interface; min-cost flow
         is deterministic and not interruptible."""
         start = time.perf_counter()
+        check_stop(monitor)
         filtered = apply_pair_filters(problem)
-        if model_constraints(filtered):
-            raise ValueError(
-                "FlowSolver handles no Fairness/MaxPerGroup/RequireAttribute constraint; "
-                "use IlpSolver (solver='ilp')"
-            )
+        coupling = model_constraints(filtered)
+        if coupling:
+            raise OptionError(option_name(coupling[0]), needs_ilp_message(coupling[0], "flow"))
         rest = _flowgraph.residual(filtered)
         scores = filtered.pair_score[rest.free]
         max_abs = float(np.abs(scores).max()) if len(scores) else 1.0
@@ -68,6 +70,7 @@ class FlowSolver:
             if status != _flowgraph.BAD_COST_RANGE or scale < 1.0:
                 break
             scale /= 16.0
+        check_stop(monitor)
         if status != _flowgraph.OPTIMAL:
             raise Infeasible(diagnose(filtered))
         chosen = np.concatenate([np.flatnonzero(filtered.forced), rest.free[flows > 0]])

@@ -21,14 +21,39 @@ from matching.constraints import (
     model_constraints,
 )
 from matching.diagnose import Cause, Diagnosis, diagnose
+from matching.monitor import SolveMonitor, check_stop
 from matching.problem import AssignmentProblem, Infeasible, IntArray
 from matching.solvers.flow import _original_index
 
 BACKENDS = ("highs", "cbc")
 
 
-class SolverTimeout(RuntimeError):
-    """The time limit ran out before the solver found any feasible assignment."""
+class SolverTimeout(Infeasible):
+    """The time limit ran out before the solver found any feasible assignment.
+
+    A subclass of :class:`Infeasible` so that every face reports it like infeasibility
+    (CLI exit 2, the diagnosis on stderr), but the problem was NOT proven infeasible: the
+    diagnosis has one cause of kind ``time_limit`` ("no feasible assignment found in T s")
+    whose relaxation is to allow more time or relax the side constraints, and
+    ``diagnosis.feasible`` is None (undecided)."""
+
+    def __init__(self, time_limit: float | None):
+        self.time_limit = time_limit
+        seconds = "the time allowed" if time_limit is None else f"{time_limit:g} s"
+        super().__init__(
+            Diagnosis(
+                causes=[
+                    Cause(
+                        "time_limit",
+                        f"no feasible assignment found in {seconds} (the problem is not proven "
+                        "infeasible)",
+                        (),
+                        "allow more time (a higher time limit) or relax the side constraints",
+                    )
+                ],
+                feasible=None,
+            )
+        )
 
 
 @dataclass
@@ -55,9 +80,15 @@ class IlpSolver:
 
     name = "ilp"
 
-    def __init__(self, *, backend: str = "highs", gap: float = 1e-9,
-                 fairness_gap: float = 1e-3, msg: bool = False,
-                 threads: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        backend: str = "highs",
+        gap: float = 1e-9,
+        fairness_gap: float = 1e-3,
+        msg: bool = False,
+        threads: int | None = None,
+    ) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown ILP backend {backend!r}; choose one of {BACKENDS}")
         self.backend = backend
@@ -72,8 +103,10 @@ class IlpSolver:
         *,
         time_limit: float | None = None,
         seed: int | None = None,
+        monitor: SolveMonitor | None = None,
     ) -> Assignment:
         start = time.perf_counter()
+        check_stop(monitor)
         filtered = apply_pair_filters(problem)
         constraints = model_constraints(filtered)
         quick = diagnose(filtered, flow_check=False)
@@ -87,18 +120,23 @@ class IlpSolver:
         parameters: dict[str, Any] = {"backend": self.backend, "gap_tolerance": self.gap}
         fairness = [c for c in constraints if isinstance(c, Fairness)]
         if fairness:
-            start_values = self._max_total_values(filtered, rest, constraints, model, total,
-                                                  time_limit)
-            floor, min_bound = self._fair_floor(model, filtered, rest, fairness[0],
-                                                time_limit, start_values)
-            parameters.update(fairness_keep=fairness[0].keep, min_paper_score_floor=floor,
-                              min_paper_score_bound=min_bound)
+            start_values = self._max_total_values(
+                filtered, rest, constraints, model, total, time_limit
+            )
+            floor, min_bound = self._fair_floor(
+                model, filtered, rest, fairness[0], time_limit, start_values
+            )
+            parameters.update(
+                fairness_keep=fairness[0].keep,
+                min_paper_score_floor=floor,
+                min_paper_score_bound=min_bound,
+            )
         model.prob.setObjective(total)
         status, values, bound = self._run(model, time_limit)
         if status == pulp.LpStatusInfeasible:
             raise Infeasible(self._explain(filtered, constraints, time_limit))
         if values is None:
-            raise SolverTimeout(f"no feasible assignment found within {time_limit} s")
+            raise SolverTimeout(time_limit)
         chosen = np.concatenate([np.flatnonzero(filtered.forced), rest.free[values > 0.5]])
         selected = _original_index(problem, filtered, np.sort(chosen))
         objective = float(problem.pair_score[selected].sum())
@@ -126,15 +164,17 @@ class IlpSolver:
 
         paper_groups = _groups(papers, problem.n_papers)
         forced_score = np.bincount(
-            problem.pair_paper[problem.forced], weights=problem.pair_score[problem.forced],
+            problem.pair_paper[problem.forced],
+            weights=problem.pair_score[problem.forced],
             minlength=problem.n_papers,
         )
         paper_rows = []
         for p, members in enumerate(paper_groups):
             ones = [(variables[i], 1.0) for i in members]
             prob.addConstraint(
-                pulp.LpConstraint(pulp.LpAffineExpression(ones), pulp.LpConstraintEQ,
-                                  rhs=int(rest.demand_left[p])),
+                pulp.LpConstraint(
+                    pulp.LpAffineExpression(ones), pulp.LpConstraintEQ, rhs=int(rest.demand_left[p])
+                ),
                 name=f"demand_{p}",
             )
             if problem.demand[p] > 0:
@@ -146,14 +186,20 @@ class IlpSolver:
             ones = [(variables[i], 1.0) for i in members]
             if rest.max_left[r] < degree[r]:
                 prob.addConstraint(
-                    pulp.LpConstraint(pulp.LpAffineExpression(ones), pulp.LpConstraintLE,
-                                      rhs=int(rest.max_left[r])),
+                    pulp.LpConstraint(
+                        pulp.LpAffineExpression(ones),
+                        pulp.LpConstraintLE,
+                        rhs=int(rest.max_left[r]),
+                    ),
                     name=f"max_{r}",
                 )
             if rest.min_left[r] > 0:
                 prob.addConstraint(
-                    pulp.LpConstraint(pulp.LpAffineExpression(ones), pulp.LpConstraintGE,
-                                      rhs=int(rest.min_left[r])),
+                    pulp.LpConstraint(
+                        pulp.LpAffineExpression(ones),
+                        pulp.LpConstraintGE,
+                        rhs=int(rest.min_left[r]),
+                    ),
                     name=f"min_{r}",
                 )
 
@@ -181,7 +227,8 @@ class IlpSolver:
         for index, (paper, terms, constant) in enumerate(model.paper_rows):
             model.prob.addConstraint(
                 pulp.LpConstraint(
-                    pulp.LpAffineExpression([*terms, (lowest, -1.0)]), pulp.LpConstraintGE,
+                    pulp.LpAffineExpression([*terms, (lowest, -1.0)]),
+                    pulp.LpConstraintGE,
                     rhs=-constant,
                 ),
                 name=f"fair_{index}_{paper}",
@@ -192,8 +239,7 @@ class IlpSolver:
         for variable, value in zip(model.variables, start_values, strict=True):
             variable.varValue = float(value)
         lowest.varValue = start_min
-        _, values, min_bound = self._run(model, time_limit, warm=True,
-                                              gap=self.fairness_gap)
+        _, values, min_bound = self._run(model, time_limit, warm=True, gap=self.fairness_gap)
         best = start_min
         if values is not None:
             best = max(best, float(_paper_totals(problem, rest, values)[fair_papers].min()))
@@ -225,7 +271,7 @@ class IlpSolver:
         if status == pulp.LpStatusInfeasible:
             raise Infeasible(self._explain(problem, constraints, time_limit))
         if values is None:
-            raise SolverTimeout(f"no feasible assignment found within {time_limit} s")
+            raise SolverTimeout(time_limit)
         return values
 
     def _explain(
@@ -251,16 +297,28 @@ class IlpSolver:
             if alone
             else f"side constraints {names} cannot all hold at once with the demands and loads"
         )
-        diagnosis.causes.append(Cause(
-            "side_constraint", message, (),
-            "raise the group limit, lower the attribute minimum, or add candidate reviewers",
-        ))
+        diagnosis.causes.append(
+            Cause(
+                "side_constraint",
+                message,
+                (),
+                "raise the group limit, lower the attribute minimum, or add candidate reviewers",
+            )
+        )
         return diagnosis
 
-    def _solver(self, time_limit: float | None, mip: bool = True, warm: bool = False,
-                gap: float | None = None) -> pulp.LpSolver:
-        common: dict[str, Any] = {"msg": self.msg, "timeLimit": time_limit,
-                                  "gapRel": self.gap if gap is None else gap}
+    def _solver(
+        self,
+        time_limit: float | None,
+        mip: bool = True,
+        warm: bool = False,
+        gap: float | None = None,
+    ) -> pulp.LpSolver:
+        common: dict[str, Any] = {
+            "msg": self.msg,
+            "timeLimit": time_limit,
+            "gapRel": self.gap if gap is None else gap,
+        }
         if self.threads is not None:
             common["threads"] = self.threads
         if self.backend == "highs":
@@ -268,7 +326,11 @@ class IlpSolver:
         return pulp.PULP_CBC_CMD(mip=mip, warmStart=warm, **common)
 
     def _run(
-        self, model: _Model, time_limit: float | None, *, warm: bool = False,
+        self,
+        model: _Model,
+        time_limit: float | None,
+        *,
+        warm: bool = False,
         gap: float | None = None,
     ) -> tuple[int, np.ndarray | None, float]:
         """Solve (``warm``: start from the variables' current values); returns (PuLP
@@ -277,7 +339,8 @@ class IlpSolver:
         prob = model.prob
         status = prob.solve(self._solver(time_limit, warm=warm, gap=gap))
         if status == pulp.LpStatusInfeasible or prob.sol_status not in (
-            pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible
+            pulp.LpSolutionOptimal,
+            pulp.LpSolutionIntegerFeasible,
         ):
             return status, None, float("inf")
         values = np.array([v.varValue or 0.0 for v in model.variables])
@@ -295,9 +358,7 @@ class IlpSolver:
 
     def _relaxation_bound(self, model: _Model, time_limit: float | None) -> float:
         model.prob.solve(self._solver(time_limit, mip=False))
-        return float(pulp.value(model.prob.objective) or 0.0) - float(
-            model.prob.objective.constant
-        )
+        return float(pulp.value(model.prob.objective) or 0.0) - float(model.prob.objective.constant)
 
 
 class _WarmHiGHS(pulp.HiGHS):
@@ -326,10 +387,12 @@ def _paper_totals(
 ) -> np.ndarray:
     """Sum of assigned scores per paper (forced pairs included) for 0/1 ``values``."""
     return np.bincount(
-        problem.pair_paper[rest.free], weights=problem.pair_score[rest.free] * (values > 0.5),
+        problem.pair_paper[rest.free],
+        weights=problem.pair_score[rest.free] * (values > 0.5),
         minlength=problem.n_papers,
     ) + np.bincount(
-        problem.pair_paper[problem.forced], weights=problem.pair_score[problem.forced],
+        problem.pair_paper[problem.forced],
+        weights=problem.pair_score[problem.forced],
         minlength=problem.n_papers,
     )
 
@@ -346,7 +409,7 @@ def _groups(keys: IntArray, n: int) -> list[IntArray]:
     """Indices of ``keys`` grouped by value 0..n-1 (one array per value)."""
     order = np.argsort(keys, kind="stable")
     bounds = np.searchsorted(keys[order], np.arange(n + 1))
-    return [order[bounds[k]:bounds[k + 1]] for k in range(n)]
+    return [order[bounds[k] : bounds[k + 1]] for k in range(n)]
 
 
 def _add_group_rows(
@@ -364,8 +427,9 @@ def _add_group_rows(
         return
     forced_codes = codes[problem.pair_reviewer[problem.forced]]
     forced_keys = problem.pair_paper[problem.forced] * n_groups + forced_codes
-    forced_count = dict(zip(*np.unique(forced_keys[forced_codes >= 0], return_counts=True),
-                            strict=True))
+    forced_count = dict(
+        zip(*np.unique(forced_keys[forced_codes >= 0], return_counts=True), strict=True)
+    )
     pair_codes = codes[reviewers]
     grouped = np.flatnonzero(pair_codes >= 0)
     keys = papers[grouped] * n_groups + pair_codes[grouped]
@@ -375,10 +439,13 @@ def _add_group_rows(
         room = constraint.limit - int(forced_count.get(key, 0))
         if count <= room:
             continue
-        members = grouped[order[begin:begin + count]]
+        members = grouped[order[begin : begin + count]]
         prob.addConstraint(
-            pulp.LpConstraint(pulp.LpAffineExpression([(variables[i], 1.0) for i in members]),
-                              pulp.LpConstraintLE, rhs=room),
+            pulp.LpConstraint(
+                pulp.LpAffineExpression([(variables[i], 1.0) for i in members]),
+                pulp.LpConstraintLE,
+                rhs=room,
+            ),
             name=f"group{index}_{key}",
         )
 
@@ -405,7 +472,8 @@ def _add_attribute_rows(
         prob.addConstraint(
             pulp.LpConstraint(
                 pulp.LpAffineExpression([(variables[i], 1.0) for i in holders[members]]),
-                pulp.LpConstraintGE, rhs=int(needed[p]),
+                pulp.LpConstraintGE,
+                rhs=int(needed[p]),
             ),
             name=f"attr{index}_{p}",
         )

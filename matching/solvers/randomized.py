@@ -27,8 +27,10 @@ from matching import _flowgraph
 from matching.assignment import Assignment
 from matching.constraints import apply_pair_filters, model_constraints
 from matching.diagnose import Cause, Diagnosis, diagnose
+from matching.monitor import SolveMonitor, check_stop
 from matching.problem import AssignmentProblem, FloatArray, Infeasible
 from matching.solvers.flow import _original_index
+from matching.validate import OptionError, needs_ilp_message, option_name
 
 _EPS = 1e-9
 
@@ -58,12 +60,15 @@ class RandomizedSolver:
             raise ValueError("probability cap q must lie in [0, 1]")
         self.q = cap
 
-    def fractional(self, problem: AssignmentProblem, *, time_limit: float | None = None
-                   ) -> Fractional:
+    def fractional(
+        self, problem: AssignmentProblem, *, time_limit: float | None = None
+    ) -> Fractional:
         filtered = apply_pair_filters(problem)
-        if model_constraints(filtered):
-            raise ValueError("RandomizedSolver handles no Fairness/MaxPerGroup/"
-                             "RequireAttribute constraint")
+        coupling = model_constraints(filtered)
+        if coupling:
+            raise OptionError(
+                option_name(coupling[0]), needs_ilp_message(coupling[0], "randomized")
+            )
         quick = diagnose(filtered, flow_check=False)
         if quick:
             raise Infeasible(quick)
@@ -75,10 +80,17 @@ class RandomizedSolver:
         papers = filtered.pair_paper[free]
         reviewers = filtered.pair_reviewer[free]
         columns = np.arange(n_free)
-        a_eq = sp.csr_matrix((np.ones(n_free), (papers, columns)),
-                             shape=(filtered.n_papers, n_free))
-        load = sp.csr_matrix((np.ones(n_free), (reviewers, columns)),
-                             shape=(filtered.n_reviewers, n_free))
+        a_eq = sp.csr_matrix(
+            (np.ones(n_free), (papers, columns)), shape=(filtered.n_papers, n_free)
+        )
+        load = sp.csr_matrix(
+            (np.ones(n_free), (reviewers, columns)), shape=(filtered.n_reviewers, n_free)
+        )
+        if n_free == 0:
+            if np.any(rest.demand_left != 0) or np.any(rest.min_left > 0):
+                raise Infeasible(_cap_diagnosis(filtered, rest, upper))
+            x = np.ones(filtered.n_pairs)
+            return Fractional(problem=filtered, x=x, value=float(filtered.pair_score @ x))
         options = {"time_limit": time_limit} if time_limit is not None else {}
         result = linprog(
             -filtered.pair_score[free],
@@ -100,16 +112,20 @@ class RandomizedSolver:
         x[np.abs(x - 1.0) < _EPS] = 1.0
         return Fractional(problem=filtered, x=x, value=float(filtered.pair_score @ x))
 
-    def sample(self, problem: AssignmentProblem, fractional: Fractional, *,
-               seed: int | None = None) -> Assignment:
+    def sample(
+        self, problem: AssignmentProblem, fractional: Fractional, *, seed: int | None = None
+    ) -> Assignment:
         """One dependent-rounding sample of ``fractional`` (from :meth:`fractional` on
         ``problem``). The same seed gives the same assignment."""
         start = time.perf_counter()
         if seed is None:
-            seed = int(np.random.SeedSequence().entropy % (2**63))
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
         rounded = dependent_rounding(
-            fractional.problem.pair_paper, fractional.problem.pair_reviewer,
-            fractional.problem.n_papers, fractional.x, np.random.default_rng(seed),
+            fractional.problem.pair_paper,
+            fractional.problem.pair_reviewer,
+            fractional.problem.n_papers,
+            fractional.x,
+            np.random.default_rng(seed),
         )
         filtered = fractional.problem
         chosen = np.flatnonzero(rounded)
@@ -125,8 +141,9 @@ class RandomizedSolver:
             upper_bound=fractional.value,
             solver=self.name,
             parameters={
-                "q": float(self.q) if self.q.ndim == 0 else "per pair, max "
-                f"{float(self.q.max()):g}",
+                "q": float(self.q)
+                if self.q.ndim == 0
+                else f"per pair, max {float(self.q.max()):g}",
                 "expected_objective": fractional.value,
             },
             seed=seed,
@@ -139,9 +156,12 @@ class RandomizedSolver:
         *,
         time_limit: float | None = None,
         seed: int | None = None,
+        monitor: SolveMonitor | None = None,
     ) -> Assignment:
         start = time.perf_counter()
+        check_stop(monitor)
         fractional = self.fractional(problem, time_limit=time_limit)
+        check_stop(monitor)
         result = self.sample(problem, fractional, seed=seed)
         object.__setattr__(result, "solve_seconds", time.perf_counter() - start)
         return result
@@ -176,10 +196,12 @@ def dependent_rounding(
         edges = walk[0]
         plus = np.array(edges[0::2])
         minus = np.array(edges[1::2], dtype=np.int64)
-        up = min(float((1.0 - value[plus]).min()),
-                 float(value[minus].min()) if len(minus) else np.inf)
-        down = min(float(value[plus].min()),
-                   float((1.0 - value[minus]).min()) if len(minus) else np.inf)
+        up = min(
+            float((1.0 - value[plus]).min()), float(value[minus].min()) if len(minus) else np.inf
+        )
+        down = min(
+            float(value[plus].min()), float((1.0 - value[minus]).min()) if len(minus) else np.inf
+        )
         if rng.random() < down / (up + down):
             value[plus] += up
             value[minus] -= up
@@ -212,7 +234,7 @@ def _cycle_or_path(
         nxt = b if a == node else a
         edges.append(edge)
         if nxt in position:
-            return edges[position[nxt]:], False, nxt
+            return edges[position[nxt] :], False, nxt
         position[nxt] = len(edges)
         node, previous = nxt, edge
 
@@ -241,13 +263,24 @@ def _cap_diagnosis(
     if len(short):
         details = "; ".join(
             f"paper {ids[p]} can reach {reach[p]:.2f} expected reviewers under the probability "
-            f"cap, needs {rest.demand_left[p]}" for p in short[:10]
+            f"cap, needs {rest.demand_left[p]}"
+            for p in short[:10]
         )
-        result.causes.append(Cause("probability_cap", details, tuple(ids[short]),
-                                   "raise q or add candidate reviewers to those papers"))
+        result.causes.append(
+            Cause(
+                "probability_cap",
+                details,
+                tuple(ids[short]),
+                "raise q or add candidate reviewers to those papers",
+            )
+        )
     else:
-        result.causes.append(Cause(
-            "probability_cap", "no fractional assignment meets the demands and loads under "
-            "the probability cap", (), "raise q",
-        ))
+        result.causes.append(
+            Cause(
+                "probability_cap",
+                "no fractional assignment meets the demands and loads under the probability cap",
+                (),
+                "raise q",
+            )
+        )
     return result

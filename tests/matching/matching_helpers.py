@@ -66,6 +66,9 @@ def assert_hard_constraints(problem: AssignmentProblem, assignment: Assignment) 
 
 def pairs_set(problem: AssignmentProblem, assignment: Assignment) -> set[tuple[int, int]]:
     return set(
-        zip(problem.pair_paper[assignment.selected].tolist(),
-            problem.pair_reviewer[assignment.selected].tolist(), strict=True)
+        zip(
+            problem.pair_paper[assignment.selected].tolist(),
+            problem.pair_reviewer[assignment.selected].tolist(),
+            strict=True,
+        )
     )

@@ -15,13 +15,18 @@ def brute_force(problem) -> float | None:
     total = int(problem.demand.sum())
     for chosen in combinations(range(problem.n_pairs), total):
         index = np.array(chosen, dtype=np.int64)
-        if not np.all(problem.forced[np.flatnonzero(problem.forced)] & np.isin(
-                np.flatnonzero(problem.forced), index)):
+        if not np.all(
+            problem.forced[np.flatnonzero(problem.forced)]
+            & np.isin(np.flatnonzero(problem.forced), index)
+        ):
             continue
         papers = np.bincount(problem.pair_paper[index], minlength=problem.n_papers)
         loads = np.bincount(problem.pair_reviewer[index], minlength=problem.n_reviewers)
-        if np.array_equal(papers, problem.demand) and np.all(loads >= problem.min_load) \
-                and np.all(loads <= problem.max_load):
+        if (
+            np.array_equal(papers, problem.demand)
+            and np.all(loads >= problem.min_load)
+            and np.all(loads <= problem.max_load)
+        ):
             value = float(problem.pair_score[index].sum())
             best = value if best is None else max(best, value)
     return best
@@ -30,8 +35,9 @@ def brute_force(problem) -> float | None:
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), min_load=st.integers(0, 2), forced=st.integers(0, 2))
 def test_flow_equals_brute_force_with_min_loads(seed: int, min_load: int, forced: int) -> None:
-    problem = random_problem(seed, 3, 3, demand=2, min_load=min_load, max_load=3,
-                             conflict_rate=0.2, forced_count=forced)
+    problem = random_problem(
+        seed, 3, 3, demand=2, min_load=min_load, max_load=3, conflict_rate=0.2, forced_count=forced
+    )
     expected = brute_force(problem)
     if expected is None:
         with pytest.raises(Infeasible):
@@ -48,9 +54,14 @@ def test_min_loads_change_the_optimum_and_are_met() -> None:
     scores = np.array([[10.0, 1.0, 0.0], [10.0, 0.0, 1.0], [10.0, 1.0, 1.0]])
     from matching import AssignmentProblem
 
-    problem = AssignmentProblem.from_dense(scores, paper_ids=["a", "b", "c"],
-                                           reviewer_ids=["r0", "r1", "r2"], demand=1,
-                                           min_load=[0, 1, 1], max_load=3)
+    problem = AssignmentProblem.from_dense(
+        scores,
+        paper_ids=["a", "b", "c"],
+        reviewer_ids=["r0", "r1", "r2"],
+        demand=1,
+        min_load=[0, 1, 1],
+        max_load=3,
+    )
     result = FlowSolver().solve(problem)
     assert_hard_constraints(problem, result)
     assert result.objective == pytest.approx(12.0)
@@ -73,12 +84,19 @@ def test_min_score_filter_excludes_low_pairs() -> None:
 
 
 @settings(max_examples=20, deadline=None)
-@given(seed=st.integers(0, 10_000), papers=st.integers(4, 14), reviewers=st.integers(3, 10),
-       min_load=st.integers(0, 2), forced=st.integers(0, 4))
-def test_flow_equals_ilp(seed: int, papers: int, reviewers: int, min_load: int,
-                         forced: int) -> None:
-    problem = random_problem(seed, papers, reviewers, demand=2, min_load=min_load,
-                             max_load=5, forced_count=forced)
+@given(
+    seed=st.integers(0, 10_000),
+    papers=st.integers(4, 14),
+    reviewers=st.integers(3, 10),
+    min_load=st.integers(0, 2),
+    forced=st.integers(0, 4),
+)
+def test_flow_equals_ilp(
+    seed: int, papers: int, reviewers: int, min_load: int, forced: int
+) -> None:
+    problem = random_problem(
+        seed, papers, reviewers, demand=2, min_load=min_load, max_load=5, forced_count=forced
+    )
     try:
         flow = FlowSolver().solve(problem)
     except Infeasible:

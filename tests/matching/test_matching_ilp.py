@@ -6,8 +6,11 @@ from matching import Fairness, IlpSolver, MaxPerGroup, RequireAttribute, get_sol
 
 
 def paper_totals(problem, result) -> np.ndarray:
-    return np.bincount(problem.pair_paper[result.selected],
-                       weights=problem.pair_score[result.selected], minlength=problem.n_papers)
+    return np.bincount(
+        problem.pair_paper[result.selected],
+        weights=problem.pair_score[result.selected],
+        minlength=problem.n_papers,
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -20,7 +23,8 @@ def test_fairness_raises_the_minimum_paper_score(seed: int) -> None:
     assert paper_totals(problem, fair).min() >= paper_totals(problem, total).min() - 1e-9
     assert fair.objective <= total.objective + 1e-9
     assert fair.parameters["min_paper_score_floor"] == pytest.approx(
-        paper_totals(problem, fair).min(), abs=1e-6)
+        paper_totals(problem, fair).min(), abs=1e-6
+    )
 
 
 def test_fairness_keep_trades_minimum_for_total() -> None:
@@ -36,13 +40,17 @@ def test_group_limit_and_attribute_change_the_solution() -> None:
     groups = np.repeat(["mit", "cmu", "eth", "epfl"], 3)
     senior = np.arange(12) % 4 == 0
     plain = solve(problem)
-    constrained = solve(problem.with_side_constraints(
-        MaxPerGroup(groups=groups, limit=1), RequireAttribute(senior, min_count=1)))
+    constrained = solve(
+        problem.with_side_constraints(
+            MaxPerGroup(groups=groups, limit=1), RequireAttribute(senior, min_count=1)
+        )
+    )
     assert_hard_constraints(problem, constrained)
     pairs = constrained.pairs()
     group_of = dict(zip(problem.reviewer_ids, groups, strict=True))
-    per_group = pairs.assign(group=pairs.reviewer_id.map(group_of)).groupby(
-        ["paper_id", "group"]).size()
+    per_group = (
+        pairs.assign(group=pairs.reviewer_id.map(group_of)).groupby(["paper_id", "group"]).size()
+    )
     assert per_group.max() == 1
     senior_of = dict(zip(problem.reviewer_ids, senior, strict=True))
     assert pairs.assign(s=pairs.reviewer_id.map(senior_of)).groupby("paper_id").s.sum().min() >= 1

@@ -6,8 +6,9 @@ from matching import RandomizedSolver, solve
 
 
 def test_marginals_respect_cap_and_average_to_fractional() -> None:
-    problem = random_problem(2, 6, 6, demand=2, min_load=1, max_load=3, conflict_rate=0.1,
-                             forced_count=1)
+    problem = random_problem(
+        2, 6, 6, demand=2, min_load=1, max_load=3, conflict_rate=0.1, forced_count=1
+    )
     solver = RandomizedSolver(q=0.5)
     fractional = solver.fractional(problem)
     free = ~problem.forced
