@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from matching.problem import AssignmentProblem, BoolArray, IntArray
+
+
+def total_score(scores: npt.ArrayLike) -> float:
+    """Sum of ``scores`` as a float; a ``ValueError`` in words when finite scores add up
+    past the largest float (e.g. several scores of 1e308)."""
+    values = np.asarray(scores, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        total = float(values.sum()) if len(values) else 0.0
+    if not math.isfinite(total):
+        raise ValueError(
+            f"the total score of {len(values)} assigned pairs exceeds the largest number a "
+            f"float can hold (largest score {float(np.abs(values).max()):.3g}); divide the "
+            "scores by a constant"
+        )
+    return total
 
 
 @dataclass(frozen=True, eq=False)

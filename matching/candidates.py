@@ -19,7 +19,9 @@ import scipy.sparse as sp
 from matching.diagnose import diagnose
 from matching.problem import AssignmentProblem, FloatArray, Infeasible, IntArray, sorted_member
 
-ScoreSource: TypeAlias = npt.NDArray[np.floating] | Callable[[], Iterable[np.ndarray]] | Iterable[np.ndarray]
+ScoreSource: TypeAlias = (
+    npt.NDArray[np.floating] | Callable[[], Iterable[np.ndarray]] | Iterable[np.ndarray]
+)
 PairMask: TypeAlias = tuple[npt.ArrayLike, npt.ArrayLike] | sp.spmatrix | sp.sparray | np.ndarray
 
 

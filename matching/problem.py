@@ -106,10 +106,16 @@ class AssignmentProblem:
             if not np.all(np.isfinite(self.pair_score)):
                 raise ValueError("pair_score holds NaN or infinite values")
             keys = self.pair_paper * self.n_reviewers + self.pair_reviewer
-            if not _strictly_increasing(keys):
+            in_order = _strictly_increasing(keys)
+            if not in_order:
                 keys = np.sort(keys)
                 if np.any(keys[1:] == keys[:-1]):
                     raise ValueError("a (paper, reviewer) pair appears more than once")
+        else:
+            in_order = True
+        # Pairs in strictly increasing (paper, reviewer) order (what from_pairs and
+        # from_dense produce) let solvers use matrix views; not a dataclass field.
+        object.__setattr__(self, "pairs_in_order", in_order)
         for name, ids in (("demand", self.paper_ids), ("min_load", self.reviewer_ids)):
             negative = np.flatnonzero(getattr(self, name) < 0)
             if len(negative):
@@ -334,16 +340,19 @@ class AssignmentProblem:
             forced_mask[position] = True
         paper_list = tuple(str(x) for x in paper_index)
         reviewer_list = tuple(str(x) for x in reviewer_index)
+        if not keep.all():
+            pair_paper, pair_reviewer = pair_paper[keep], pair_reviewer[keep]
+            scores, forced_mask = scores[keep], forced_mask[keep]
         return cls(
             paper_ids=paper_list,
             reviewer_ids=reviewer_list,
-            pair_paper=pair_paper[keep],
-            pair_reviewer=pair_reviewer[keep],
-            pair_score=scores[keep],
+            pair_paper=pair_paper,
+            pair_reviewer=pair_reviewer,
+            pair_score=scores,
             demand=_per_id(demand, paper_index, "demand", ignore),
             min_load=_per_id(min_load, reviewer_index, "min_load", ignore),
             max_load=_per_id(max_load, reviewer_index, "max_load", ignore),
-            forced=forced_mask[keep],
+            forced=forced_mask,
             side_constraints=tuple(side_constraints),
         )
 
