@@ -224,13 +224,13 @@ class _FreePairs:
         if shape[0] * shape[1] <= _DENSE_CELLS:
             dense = np.full(shape, -np.inf, dtype=np.float32)
             dense[self.papers, self.reviewers] = self.scaled
+            value: npt.NDArray[np.floating] = dense[self.papers, self.reviewers]
             paper_floor = _row_threshold(dense, k_paper)
             reviewer_floor = _row_threshold(dense.T, k_reviewer)
-            value = dense[self.papers, self.reviewers]
         else:
             value = self.scaled
-            paper_floor = _group_threshold(self.papers, value, shape[0], k_paper)
-            reviewer_floor = _group_threshold(self.reviewers, value, shape[1], k_reviewer)
+            paper_floor = _group_threshold(self.papers, self.scaled, shape[0], k_paper)
+            reviewer_floor = _group_threshold(self.reviewers, self.scaled, shape[1], k_reviewer)
         return (value >= paper_floor[self.papers]) | (value >= reviewer_floor[self.reviewers])
 
     def improving(self, distance: IntArray, subset: BoolArray) -> IntArray:
