@@ -236,7 +236,84 @@ def _attribute_causes(
                 f"raise those demands to {constraint.min_count} or lower min_count",
             )
         )
+    if not causes:
+        causes.extend(_attribute_capacity_causes(problem, constraint, mask, paper_ids))
     return causes
+
+
+def _attribute_capacity_causes(
+    problem: AssignmentProblem,
+    constraint: RequireAttribute,
+    mask: np.ndarray,
+    paper_ids: np.ndarray,
+) -> list[Cause]:
+    """Whether the reviewers with the attribute have enough slots for the papers that
+    need them: in total (counting holders' max loads) and, by a min cut on the holders'
+    candidate pairs, for a subset of papers (Hall's condition)."""
+    rest = _flowgraph.residual(problem)
+    forced_holders = np.bincount(
+        problem.pair_paper[problem.forced][mask[problem.pair_reviewer[problem.forced]]],
+        minlength=problem.n_papers,
+    )
+    needed = np.maximum(np.where(problem.demand > 0, constraint.min_count, 0) - forced_holders, 0)
+    capacity = np.where(mask, np.maximum(rest.max_left, 0), 0)
+    holders = np.flatnonzero(mask & (capacity > 0))
+    wanting = np.flatnonzero(needed > 0)
+    name = constraint.name
+    each = "one" if constraint.min_count == 1 else str(constraint.min_count)
+    if int(capacity.sum()) < int(needed.sum()):
+        loads = capacity[holders]
+        slots = (
+            f"{_count(len(holders), 'reviewer')} with {name} × max {int(loads[0])} = "
+            f"{int(loads.sum())} slots"
+            if len(holders) and loads.min() == loads.max()
+            else f"{_count(len(holders), 'reviewer')} with {name} have "
+            f"{int(loads.sum())} free slots in total"
+        )
+        return [
+            Cause(
+                "attribute_capacity",
+                f"{slots} for {_count(len(wanting), 'paper')} that each need {each} "
+                f"({int(needed.sum())} in all)",
+                tuple(paper_ids[wanting][:_LISTED]),
+                f"raise the max loads of reviewers with {name} by "
+                f"{int(needed.sum() - capacity.sum())} in total, add reviewers with {name}, "
+                "or lower the minimum",
+            )
+        ]
+    free = rest.free
+    usable = mask[problem.pair_reviewer[free]] & (needed[problem.pair_paper[free]] > 0)
+    pairs = free[usable]
+    side = _min_cut_side(
+        problem.pair_paper[pairs],
+        problem.pair_reviewer[pairs],
+        needed,
+        capacity,
+        problem.n_papers,
+        problem.n_reviewers,
+    )
+    if side is None:
+        return []
+    candidates = np.unique(problem.pair_reviewer[pairs][np.isin(problem.pair_paper[pairs], side)])
+    supply = int(capacity[candidates].sum())
+    need = int(needed[side].sum())
+    reviewer_ids = np.asarray(problem.reviewer_ids, dtype=object)
+    return [
+        Cause(
+            "attribute_capacity",
+            f"papers {_names(paper_ids[side])} together need {need} reviewers with {name} but "
+            f"the {_count(len(candidates), 'reviewer')} with {name} among their candidates "
+            f"({_names(reviewer_ids[candidates])}) {'has' if len(candidates) == 1 else 'have'} "
+            f"{supply} free slots",
+            tuple(paper_ids[side]),
+            f"raise those reviewers' max loads by {need - supply} in total or add candidate "
+            f"reviewers with {name} to those papers",
+        )
+    ]
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _group_causes(

@@ -47,12 +47,16 @@ def describe(constraint: Any) -> str:
     if isinstance(constraint, Fairness):
         return f"fairness (keep {constraint.keep:g} of the best lowest paper score)"
     if isinstance(constraint, MaxPerGroup):
-        return f"at most {constraint.limit} reviewer(s) of one group per paper"
+        return f"at most {_reviewers(constraint.limit)} of one group per paper"
     if isinstance(constraint, RequireAttribute):
-        return f"at least {constraint.min_count} reviewer(s) with {constraint.name} per paper"
+        return f"at least {_reviewers(constraint.min_count)} with {constraint.name} per paper"
     if isinstance(constraint, MinScore):
         return f"minimum score {constraint.threshold:g}"
     return type(constraint).__name__
+
+
+def _reviewers(count: int) -> str:
+    return f"{count} reviewer" if count == 1 else f"{count} reviewers"
 
 
 def needs_ilp_message(constraint: Any, solver: str) -> str:
@@ -176,7 +180,7 @@ def _check_group(
     if constraint.limit >= max_demand:
         raise OptionError(
             "max_per_group",
-            f"{text}: no paper needs more than {max_demand} reviewer(s), so the limit cannot act",
+            f"{text}: no paper needs more than {_reviewers(max_demand)}, so the limit cannot act",
         )
     pair_codes = codes[problem.pair_reviewer]
     grouped = candidate_usable & (pair_codes >= 0)
@@ -190,8 +194,8 @@ def _check_group(
         raise OptionError(
             "max_per_group",
             f"{text}: no paper has more than {constraint.limit} candidate "
-            f"reviewer(s) from one group (largest group: {largest} reviewer(s)), so the "
-            "limit cannot act",
+            f"{'reviewer' if constraint.limit == 1 else 'reviewers'} from one group (largest "
+            f"group: {_reviewers(int(largest))}), so the limit cannot act",
         )
 
 

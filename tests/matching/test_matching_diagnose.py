@@ -143,4 +143,6 @@ def test_side_constraints_that_conflict_only_together_are_named() -> None:
         IlpSolver().solve(problem)
     cause = err.value.diagnosis.causes[-1]
     assert cause.kind == "side_constraint"
-    assert "MaxPerGroup(limit=1)" in cause.message and "RequireAttribute(senior" in cause.message
+    assert "'at most 1 reviewer of one group per paper'" in cause.message
+    assert "'at least 2 reviewers with senior per paper'" in cause.message
+    assert "cannot all hold at once" in cause.message

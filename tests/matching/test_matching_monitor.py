@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from matching_helpers import random_problem
 
-from matching import Fairness, MaxPerGroup, SolveCancelled, get_solver, solve
+from matching import Fairness, IlpSolver, MaxPerGroup, SolveCancelled, get_solver, solve
 
 
 class Recorder:
@@ -61,3 +63,40 @@ def test_matching_solve_passes_the_monitor_through() -> None:
     ):
         with pytest.raises(SolveCancelled):
             solve(constrained, monitor=Recorder(stop_after=0))
+
+
+class StopAfter(Recorder):
+    """Says stop from the n-th poll on and records when it first did."""
+
+    def __init__(self, polls: int) -> None:
+        super().__init__(stop_after=polls)
+        self.asked_at: float | None = None
+
+    def should_stop(self) -> bool:
+        answer = super().should_stop()
+        if answer and self.asked_at is None:
+            self.asked_at = time.perf_counter()
+        return answer
+
+
+@pytest.mark.parametrize("backend", ["highs", "cbc"])
+def test_a_running_ilp_stops_within_a_second(backend: str) -> None:
+    problem = random_problem(3, 300, 100, demand=3, min_load=1, max_load=12)
+    problem = problem.with_side_constraints(MaxPerGroup(np.arange(100) % 7, 1))
+    monitor = StopAfter(polls=3)  # the solver's own checks pass; the MIP is then stopped
+    with pytest.raises(SolveCancelled):
+        IlpSolver(backend=backend).solve(problem, monitor=monitor, time_limit=60)
+    assert monitor.asked_at is not None
+    assert time.perf_counter() - monitor.asked_at < 1.5
+
+
+def test_ilp_reports_incumbent_and_bound_in_score_units() -> None:
+    problem = random_problem(3, 60, 30, demand=3, max_load=7)
+    problem = problem.with_side_constraints(MaxPerGroup(np.arange(30) % 5, 1))
+    monitor = Recorder()
+    result = IlpSolver().solve(problem, monitor=monitor)
+    incumbents = [r[2] for r in monitor.reports if r[2] is not None]
+    bounds = [r[3] for r in monitor.reports if r[3] is not None]
+    assert incumbents and incumbents[-1] == pytest.approx(result.objective)
+    assert all(b >= result.objective - 1e-6 for b in bounds)
+    assert all(i <= result.upper_bound + 1e-6 for i in incumbents)

@@ -52,7 +52,7 @@ def test_solvers_that_cannot_honour_a_constraint_are_refused(
         (MaxPerGroup(np.array(["", None, "", "", ""], dtype=object), 1), "no reviewer has a group"),
         (
             MaxPerGroup(np.array(["u", "u", "v", "v", "w"], dtype=object), 2),
-            "no paper needs more than 2 reviewer",
+            "no paper needs more than 2 reviewers",
         ),
         (
             MaxPerGroup(np.array(["u", "v", "w", "x", "y"], dtype=object), 1),
