@@ -22,7 +22,7 @@ from matching.constraints import (
     attribute_mask,
     group_codes,
 )
-from matching.problem import AssignmentProblem, IntArray, lookup
+from matching.problem import AssignmentProblem, IntArray, lookup, sorted_member
 
 #: Stable names of the violation kinds, in the order :func:`violations` reports them.
 KINDS = (
@@ -148,7 +148,7 @@ def evaluate(
     spot = np.minimum(np.searchsorted(sorted_keys, keys), max(len(sorted_keys) - 1, 0))
     is_candidate = sorted_keys[spot] == keys if len(sorted_keys) else np.zeros(len(keys), bool)
     conflict_keys = _conflict_keys(conflicts, paper_index, reviewer_index, n_reviewers)
-    is_conflict = np.isin(keys, conflict_keys)
+    is_conflict = sorted_member(conflict_keys, keys)
     for position, conflict in zip(
         known[~is_candidate].tolist(), is_conflict[~is_candidate], strict=True
     ):
@@ -343,7 +343,7 @@ def _conflict_keys(
     paper_codes = lookup(paper_index, _labels(papers))
     reviewer_codes = lookup(reviewer_index, _labels(reviewers))
     known = (paper_codes >= 0) & (reviewer_codes >= 0)
-    return np.unique(paper_codes[known] * n_reviewers + reviewer_codes[known])
+    return np.sort(paper_codes[known] * n_reviewers + reviewer_codes[known])
 
 
 def _pair_names(problem: AssignmentProblem, pair: int) -> tuple[str, str]:

@@ -308,7 +308,7 @@ class AssignmentProblem:
         keep = np.ones(len(keys), dtype=bool)
         if conflicts is not None:
             conflict_keys = _pair_keys(conflicts, paper_index, reviewer_index, "conflicts", ignore)
-            keep &= ~sorted_member(np.unique(conflict_keys), keys)
+            keep &= ~sorted_member(np.sort(conflict_keys), keys)
         forced_mask = np.zeros(len(keys), dtype=bool)
         if forced is not None:
             forced_keys = _pair_keys(forced, paper_index, reviewer_index, "forced", ignore)

@@ -25,7 +25,7 @@ from matching.problem import AssignmentProblem
 SOLVER_NAMES = ("auto", "flow", "ilp", "pulp", "randomized")
 SOLVER_OPTIONS = {
     "auto": set(),
-    "flow": {"max_scale", "k"},
+    "flow": {"max_scale", "restrict", "k"},
     "ilp": {"backend", "gap", "fairness_gap", "msg", "threads", "default_time_limit"},
     "pulp": {"backend", "gap", "fairness_gap", "msg", "threads", "default_time_limit"},
     "randomized": {"q"},

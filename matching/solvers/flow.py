@@ -240,7 +240,7 @@ class _FreePairs:
         paper_part = distance[:n_papers]
         reviewer_part = distance[n_papers : n_papers + self.problem.n_reviewers]
         if self.complete:
-            reduced = self.costs.reshape(n_papers, -1) + paper_part[:, None]
+            reduced = self.costs.reshape(n_papers, len(reviewer_part)) + paper_part[:, None]
             reduced -= reviewer_part[None, :]
             negative = reduced.reshape(-1) < 0
         else:
