@@ -30,6 +30,7 @@ from matching.problem import (
     unknown_entries,
 )
 from matching.solvers import FlowSolver, IlpSolver, RandomizedSolver, SolverTimeout, get_solver
+from matching.solvers.ilp import DEFAULT_TIME_LIMIT
 from matching.validate import OptionError, validate_options
 
 
@@ -64,6 +65,7 @@ def solve(
 
 
 __all__ = [
+    "DEFAULT_TIME_LIMIT",
     "Assignment",
     "AssignmentProblem",
     "Cause",

@@ -34,9 +34,12 @@ class Cause:
     """One reason for infeasibility.
 
     ``kind`` is a stable machine name (``capacity``, ``min_load_total``, ``paper_eligible``,
-    ``reviewer_min``, ``forced_reviewer``, ``forced_paper``, ``attribute``, ``group``,
-    ``forced_group``, ``hall_papers``, ``hall_reviewers``, ``flow``); ``ids`` the papers or
-    reviewers involved; ``relaxation`` the smallest change that removes this cause."""
+    ``reviewer_min``, ``forced_reviewer``, ``forced_paper``, ``attribute``,
+    ``attribute_capacity``, ``group``, ``forced_group``, ``hall_papers``, ``hall_reviewers``,
+    ``flow``; from the solvers: ``side_constraint``, ``probability_cap``, and ``time_limit``
+    for :class:`~matching.solvers.ilp.SolverTimeout`, which does not prove infeasibility);
+    ``ids`` the papers or reviewers involved; ``relaxation`` the smallest change that
+    removes this cause."""
 
     kind: str
     message: str

@@ -221,6 +221,7 @@ def child_main() -> None:
     HiGHS' own output goes to stderr so it cannot corrupt the channel."""
     channel = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     monitor = ChannelMonitor(channel)
     try:
         model, start, options = pickle.load(sys.stdin.buffer)
@@ -229,6 +230,13 @@ def child_main() -> None:
         monitor.send(("error", f"{type(error).__name__}: {error}"))
     finally:
         channel.close()
+
+
+def _exit_with_parent(parent: int) -> None:
+    """End the child when its parent is gone (killed without a chance to kill us)."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)
 
 
 def _solve_in_child(

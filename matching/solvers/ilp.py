@@ -84,7 +84,8 @@ class IlpSolver:
     problem's units.
 
     ``backend``: ``"highs"`` (default, through highspy) or ``"cbc"``. ``gap``: the relative
-    MIP gap at which the solver may stop (default 1e-9: prove optimality).
+    MIP gap at which the solver may stop (default 1e-9: prove optimality). ``threads``
+    applies to CBC only (HiGHS fixes its thread pool once per process).
     ``default_time_limit``: used when ``solve`` gets no ``time_limit`` (default 300 s);
     the limit covers the whole solve, all stages together. When it runs out the best
     assignment found is returned with ``parameters["status"] == "time limit"`` and its
