@@ -225,6 +225,7 @@ def child_main() -> None:
     monitor = ChannelMonitor(channel)
     try:
         model, start, options = pickle.load(sys.stdin.buffer)
+        monitor.send(("ready",))
         monitor.send(("done", _solve_here(model, start=start, monitor=monitor, **options)))
     except BaseException as error:  # the parent raises it
         monitor.send(("error", f"{type(error).__name__}: {error}"))
@@ -269,6 +270,7 @@ def _solve_in_child(
             process.stdin.close()
         except BrokenPipeError:
             pass  # the child died; the reader reports it
+        ready = False
         while True:
             if monitor.should_stop():
                 raise SolveCancelled("the solve was cancelled")
@@ -276,7 +278,13 @@ def _solve_in_child(
                 message = messages.get(timeout=_POLL_SECONDS)
             except queue.Empty:
                 continue
-            if message[0] == "report":
+            if message[0] == "ready":
+                ready = True
+            elif message[0] == "error" and not ready:
+                # The child could not start (an unusual interpreter or environment): solve
+                # here; stopping then waits for HiGHS' next interrupt check.
+                return _solve_here(model, start=start, monitor=monitor, **options)
+            elif message[0] == "report":
                 _, stage, fraction, incumbent, bound = message
                 monitor.report(stage, fraction=fraction, incumbent=incumbent, bound=bound)
             elif message[0] == "done":

@@ -100,3 +100,17 @@ def test_ilp_reports_incumbent_and_bound_in_score_units() -> None:
     assert incumbents and incumbents[-1] == pytest.approx(result.objective)
     assert all(b >= result.objective - 1e-6 for b in bounds)
     assert all(i <= result.upper_bound + 1e-6 for i in incumbents)
+
+
+def test_a_child_that_cannot_start_falls_back_to_solving_here(monkeypatch) -> None:
+    import sys
+
+    from matching.solvers import _highs
+
+    problem = random_problem(3, 120, 60, demand=3, min_load=1, max_load=12)
+    problem = problem.with_side_constraints(MaxPerGroup(np.arange(60) % 7, 1))
+    expected = IlpSolver().solve(problem)
+    monkeypatch.setattr(_highs, "IN_PROCESS_NONZEROS", 0)
+    monkeypatch.setattr(sys, "executable", "/bin/false")
+    result = IlpSolver().solve(problem, monitor=Recorder())
+    assert result.objective == pytest.approx(expected.objective)
