@@ -7,6 +7,9 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from services.params import AssignParams
+from services.params import RequiredAttribute as RequiredAttribute  # re-exported
+
 Item = TypeVar("Item")
 
 
@@ -137,43 +140,14 @@ class PairScoreOut(BaseModel):
     explanation: dict[str, Any] | None = None
 
 
-class RequiredAttribute(BaseModel):
-    """Each paper gets at least ``min_count`` reviewers with attribute ``name`` = ``value``."""
+class AssignmentIn(AssignParams):
+    """A solve request: every option of :class:`services.params.AssignParams` (the same
+    fields and defaults as the command line's ``assign``), with a time limit bounded for a
+    shared server."""
 
-    name: str = Field(min_length=1, max_length=200)
-    value: str = Field(max_length=1000)
-    min_count: int = Field(default=1, ge=0, le=1000)
-
-
-class AssignmentIn(BaseModel):
-    reviewers_per_paper: int = Field(default=3, ge=0, le=1000)
-    min_load: int = Field(default=0, ge=0, le=10_000)
-    max_load: int = Field(default=6, ge=0, le=100_000)
-    custom_max_load: dict[str, int] = Field(
-        default_factory=dict, description="reviewer id -> max load overriding max_load"
+    time_limit: float | None = Field(
+        default=None, gt=0, le=3600, description="seconds a solve may take (at most an hour)"
     )
-    solver: str = Field(default="auto", max_length=50)
-    time_limit: float | None = Field(default=None, gt=0, le=3600)
-    seed: int | None = Field(default=None, ge=0, le=2**31 - 1)
-    options: dict[str, Any] = Field(
-        default_factory=dict, description='solver constructor options, e.g. {"backend": "cbc"}'
-    )
-    min_score: float | None = Field(
-        default=None, description="never assign a (non-pinned) pair scoring below this"
-    )
-    max_per_affiliation: int | None = Field(
-        default=None,
-        ge=1,
-        le=1000,
-        description="at most this many reviewers of one affiliation per paper",
-    )
-    fairness_keep: float | None = Field(
-        default=None,
-        ge=0,
-        le=1,
-        description="max-min fairness over papers first, keeping this share of the best minimum",
-    )
-    require_attribute: RequiredAttribute | None = None
 
 
 class AssignmentOut(BaseModel):

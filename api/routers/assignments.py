@@ -94,17 +94,19 @@ def _start_assignment(
     session: Session,
 ) -> Any:
     """Validate ``body`` against the venue and queue the solve job."""
-    from matching import get_solver
+    from services.assignment import capacity_shortfall, check_options
+    from services.errors import OptionError
 
-    if body.solver != "auto":
-        try:
-            get_solver(body.solver, **body.options)
-        except (ValueError, TypeError) as error:
-            raise HTTPException(
-                status.HTTP_422_UNPROCESSABLE_CONTENT, f"solver: {error}"
-            ) from error
     run = require_run(session, venue_id)
-    n_papers = session.scalar(select(func.count()).where(SubmissionRow.venue_id == venue_id)) or 0
+    try:
+        check_options(body)
+    except OptionError as error:
+        raise HTTPException(
+            status.HTTP_422_UNPROCESSABLE_CONTENT, f"{error.option}: {error.message}"
+        ) from error
+    paper_ids = list(
+        session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id))
+    )
     reviewer_ids = list(
         session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id))
     )
@@ -113,21 +115,13 @@ def _start_assignment(
         raise HTTPException(
             status.HTTP_404_NOT_FOUND, f"custom_max_load: reviewer {unknown[0]!r} not found"
         )
-    if body.min_load > body.max_load:
-        raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_CONTENT,
-            f"min_load {body.min_load} exceeds max_load {body.max_load}",
-        )
-    capacity = sum(body.custom_max_load.get(r, body.max_load) for r in reviewer_ids)
-    needed = n_papers * body.reviewers_per_paper
-    if needed > capacity:
-        raise HTTPException(
-            status.HTTP_409_CONFLICT,
-            f"infeasible: {n_papers} papers x {body.reviewers_per_paper} reviewers = {needed} "
-            f"reviews, but {len(reviewer_ids)} reviewers can take at most {capacity}; raise "
-            "max_load or add reviewers",
-        )
-    params = {**body.model_dump(), "affinity_run_id": run.id}
+    unknown = sorted(set(body.demand) - set(paper_ids))
+    if unknown:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"demand: paper {unknown[0]!r} not found")
+    shortfall = capacity_shortfall(body, paper_ids, reviewer_ids)
+    if shortfall:
+        raise HTTPException(status.HTTP_409_CONFLICT, f"infeasible: {shortfall}")
+    params = {**body.model_dump(mode="json"), "affinity_run_id": run.id}
     return start_job(request, session, venue_id, "assignment", params, principal.name)
 
 
