@@ -47,13 +47,15 @@ def solve(
     no side constraint beyond pair filters (``MinScore``), the ILP otherwise. ``options``
     go to the solver's constructor.
 
-    First runs :func:`validate_options` (raises :class:`OptionError`, a ``ValueError``,
-    for an option that cannot act or a solver that cannot honour it); its warnings end up
-    in ``Assignment.warnings``. ``monitor`` receives progress and can stop the solve
-    (:class:`SolveCancelled`). Raises :class:`Infeasible` (with a diagnosis) when no
-    assignment exists, including :class:`SolverTimeout` when an ILP found none within its
-    time limit."""
-    warnings = validate_options(problem, solver=solver, **options)
+    First runs :func:`validate_options` with ``strict=False``: it raises
+    :class:`OptionError` (a ``ValueError``) for an option that cannot act (no reviewer has a
+    group or the attribute asked for) or a solver that cannot honour it; options that merely
+    cannot bind, and other inert ones, become ``Assignment.warnings``. A service that wants
+    those refused calls ``validate_options(problem)`` (strict) first. ``monitor`` receives
+    progress and can stop the solve (:class:`SolveCancelled`). Raises :class:`Infeasible`
+    (with a diagnosis) when no assignment exists, including :class:`SolverTimeout` when an
+    ILP found none within its time limit."""
+    warnings = validate_options(problem, solver=solver, strict=False, **options)
     if solver == "auto":
         solver = "ilp" if model_constraints(apply_pair_filters(problem)) else "flow"
     result = get_solver(solver, **options).solve(

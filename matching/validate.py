@@ -8,6 +8,7 @@ warnings for options that are harmless but do nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -39,6 +40,7 @@ class OptionError(ValueError):
 
     def __init__(self, option: str, message: str):
         self.option = option
+        self.message = message
         super().__init__(message)
 
 
@@ -81,21 +83,31 @@ def option_name(constraint: Any) -> str:
 
 
 def validate_options(
-    problem: AssignmentProblem, *, solver: str = "auto", **solver_options: Any
+    problem: AssignmentProblem,
+    *,
+    solver: str = "auto",
+    strict: bool = True,
+    **solver_options: Any,
 ) -> list[str]:
     """Refuse (raise :class:`OptionError`) or warn about the problem's side constraints and
     the solver choice; returns the warnings (possibly empty), each a sentence.
 
-    Refused: an unknown solver or solver option; a side constraint the chosen solver cannot
-    honour (fairness, per-group limits and required attributes need the ILP; ``auto``
-    picks it); a per-group limit when no reviewer has a group, or when no paper has more
-    candidate reviewers from one group than the limit (it cannot bind); a required
-    attribute that no reviewer has, or with a minimum of 0, or that every reviewer who can
-    take papers has (when every paper needs at least that many reviewers anyway);
-    fairness given twice, or with ``keep=0`` on non-negative scores (its floor is 0, which
-    every paper already meets). Warned: a minimum score below every candidate score (it
-    removes nothing), several minimum scores (the highest acts), a probability cap of 1
-    (nothing randomized), fairness when no paper needs a reviewer.
+    Always refused (the option cannot act or cannot work): an unknown solver or solver
+    option; a side constraint the chosen solver cannot honour (fairness, per-group limits
+    and required attributes need the ILP; ``auto`` picks it); a per-group limit when no
+    reviewer has a group; a required attribute that no reviewer has; fairness given twice;
+    a probability cap outside [0, 1].
+
+    Cannot bind (refused when ``strict``, the default; warned otherwise, which is what
+    :func:`matching.solve` does): a per-group limit at or above every paper's demand, or
+    when no paper has more candidate reviewers from one group than the limit; a required
+    attribute with a minimum of 0, or that every reviewer who can take papers has (when
+    every paper needs at least that many reviewers anyway); fairness with ``keep=0`` on
+    non-negative scores (its floor is 0, which every paper meets).
+
+    Warned: a minimum score at or below every candidate score (it removes nothing), several
+    minimum scores (the highest acts), a probability cap of 1 (nothing randomized),
+    fairness when no paper needs a reviewer.
     """
     if solver not in SOLVER_NAMES:
         raise OptionError(
@@ -109,6 +121,12 @@ def validate_options(
             "solver", f"option {unknown[0]!r} does not apply to the {solver} solver{where}"
         )
     warnings: list[str] = []
+
+    def inert(option: str, message: str) -> None:
+        if strict:
+            raise OptionError(option, message)
+        warnings.append(message)
+
     constraints = list(problem.side_constraints)
     if solver in ("flow", "randomized"):
         for constraint in constraints:
@@ -123,7 +141,7 @@ def validate_options(
         if not np.any(problem.demand > 0):
             warnings.append("fairness has no effect: no paper needs a reviewer")
         elif constraint.keep == 0 and np.all(problem.pair_score >= 0):
-            raise OptionError(
+            inert(
                 "fairness",
                 "fairness with keep 0 lets every paper's score fall to 0, which "
                 "every paper already meets with non-negative scores, so it cannot act; use a "
@@ -147,9 +165,9 @@ def validate_options(
             )
     for constraint in constraints:
         if isinstance(constraint, MaxPerGroup):
-            _check_group(problem, constraint, candidate_usable)
+            _check_group(problem, constraint, candidate_usable, inert)
         elif isinstance(constraint, RequireAttribute):
-            _check_attribute(problem, constraint, usable)
+            _check_attribute(problem, constraint, usable, inert)
     if solver == "randomized":
         q = np.asarray(solver_options.get("q", 0.5), dtype=np.float64)
         if np.any(q < 0) or np.any(q > 1):
@@ -163,7 +181,10 @@ def validate_options(
 
 
 def _check_group(
-    problem: AssignmentProblem, constraint: MaxPerGroup, candidate_usable: np.ndarray
+    problem: AssignmentProblem,
+    constraint: MaxPerGroup,
+    candidate_usable: np.ndarray,
+    inert: Callable[[str, str], None],
 ) -> None:
     try:
         codes = group_codes(constraint, problem.n_reviewers)
@@ -178,10 +199,11 @@ def _check_group(
         )
     max_demand = int(problem.demand.max()) if problem.n_papers else 0
     if constraint.limit >= max_demand:
-        raise OptionError(
+        inert(
             "max_per_group",
             f"{text}: no paper needs more than {_reviewers(max_demand)}, so the limit cannot act",
         )
+        return
     pair_codes = codes[problem.pair_reviewer]
     grouped = candidate_usable & (pair_codes >= 0)
     n_groups = int(codes.max()) + 1
@@ -191,7 +213,7 @@ def _check_group(
     )
     if not np.any(counts > constraint.limit):
         largest = np.bincount(codes[codes >= 0]).max()
-        raise OptionError(
+        inert(
             "max_per_group",
             f"{text}: no paper has more than {constraint.limit} candidate "
             f"{'reviewer' if constraint.limit == 1 else 'reviewers'} from one group (largest "
@@ -200,20 +222,24 @@ def _check_group(
 
 
 def _check_attribute(
-    problem: AssignmentProblem, constraint: RequireAttribute, usable: np.ndarray
+    problem: AssignmentProblem,
+    constraint: RequireAttribute,
+    usable: np.ndarray,
+    inert: Callable[[str, str], None],
 ) -> None:
     try:
         mask = attribute_mask(constraint, problem.n_reviewers)
     except ValueError as error:
         raise OptionError("require_attribute", str(error)) from None
     text = describe(constraint)
-    if constraint.min_count == 0:
-        raise OptionError("require_attribute", f"{text}: a minimum of 0 cannot act; give 1 or more")
     if not np.any(mask):
         raise OptionError("require_attribute", f"{text}: no reviewer has {constraint.name}")
+    if constraint.min_count == 0:
+        inert("require_attribute", f"{text}: a minimum of 0 cannot act; give 1 or more")
+        return
     needing = problem.demand[problem.demand > 0]
     if np.any(usable) and np.all(mask[usable]) and np.all(needing >= constraint.min_count):
-        raise OptionError(
+        inert(
             "require_attribute",
             f"{text}: every reviewer who can take papers has "
             f"{constraint.name}, so requiring it cannot act",

@@ -41,16 +41,23 @@ class SolverTimeout(Infeasible):
     whose relaxation is to allow more time or relax the side constraints, and
     ``diagnosis.feasible`` is None (undecided)."""
 
-    def __init__(self, time_limit: float | None):
-        self.time_limit = time_limit
-        seconds = "the time allowed" if time_limit is None else f"{time_limit:g} s"
+    def __init__(self, time_limit: float | str | None = None):
+        """``time_limit`` in seconds (a message in words is accepted too, as before)."""
+        if isinstance(time_limit, str):
+            self.time_limit: float | None = None
+            message = time_limit
+        else:
+            self.time_limit = time_limit
+            seconds = "the time allowed" if time_limit is None else f"{time_limit:g} s"
+            message = (
+                f"no feasible assignment found in {seconds} (the problem is not proven infeasible)"
+            )
         super().__init__(
             Diagnosis(
                 causes=[
                     Cause(
                         "time_limit",
-                        f"no feasible assignment found in {seconds} (the problem is not "
-                        "proven infeasible)",
+                        message,
                         (),
                         "allow more time (a higher time limit) or relax the side constraints",
                     )

@@ -50,6 +50,21 @@ def test_solvers_that_cannot_honour_a_constraint_are_refused(
     ("constraint", "words"),
     [
         (MaxPerGroup(np.array(["", None, "", "", ""], dtype=object), 1), "no reviewer has a group"),
+        (RequireAttribute(np.zeros(5, bool), name="senior"), "no reviewer has senior"),
+    ],
+)
+def test_options_that_cannot_act_are_refused(constraint, words: str) -> None:
+    constrained = problem().with_side_constraints(constraint)
+    with pytest.raises(OptionError, match=words):
+        validate_options(constrained)
+    with pytest.raises(OptionError, match=words) as error:
+        solve(constrained)
+    assert isinstance(error.value, ValueError) and error.value.message == str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("constraint", "words"),
+    [
         (
             MaxPerGroup(np.array(["u", "u", "v", "v", "w"], dtype=object), 2),
             "no paper needs more than 2 reviewers",
@@ -58,7 +73,6 @@ def test_solvers_that_cannot_honour_a_constraint_are_refused(
             MaxPerGroup(np.array(["u", "v", "w", "x", "y"], dtype=object), 1),
             "no paper has more than 1 candidate reviewer",
         ),
-        (RequireAttribute(np.zeros(5, bool), name="senior"), "no reviewer has senior"),
         (RequireAttribute(np.ones(5, bool), name="senior"), "every reviewer who can take papers"),
         (
             RequireAttribute(np.array([1, 0, 0, 0, 0], bool), min_count=0, name="senior"),
@@ -67,12 +81,17 @@ def test_solvers_that_cannot_honour_a_constraint_are_refused(
         (Fairness(keep=0.0), "keep 0 lets every paper's score fall to 0"),
     ],
 )
-def test_options_that_cannot_act_are_refused(constraint, words: str) -> None:
+def test_options_that_cannot_bind_are_refused_when_strict_else_warned(
+    constraint, words: str
+) -> None:
     constrained = problem().with_side_constraints(constraint)
     with pytest.raises(OptionError, match=words):
         validate_options(constrained)
-    with pytest.raises(ValueError, match=words):
-        solve(constrained)
+    warnings = validate_options(constrained, strict=False)
+    assert any(words in w for w in warnings)
+    result = solve(constrained)  # matching.solve warns and solves
+    assert any(words in w for w in result.warnings)
+    assert result.objective == pytest.approx(solve(problem()).objective)
 
 
 def test_a_required_attribute_that_everyone_has_still_acts_when_demand_is_lower() -> None:
