@@ -17,9 +17,10 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import IntegrityError
 
 from api.db import Database, migrate
+from api.errors import install_error_handlers
 from api.explain import ExplainerCache
 from api.jobs import JobRunner
-from api.routers import affinity, assignments, corpus, jobs, venues
+from api.routers import affinity, assignments, corpus, edits, jobs, limits, venues
 from api.settings import Settings
 from api.tasks import affinity_handler, assignment_handler
 from recommender.corpus import InputError
@@ -146,12 +147,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             status_code=409,
         )
 
+    install_error_handlers(app)
+
     @app.get("/health", tags=["service"])
     def health() -> dict[str, str]:
         """Liveness probe (no token needed)."""
         return {"status": "ok"}
 
-    for module in (venues, corpus, affinity, jobs, assignments):
+    for module in (venues, corpus, limits, affinity, jobs, assignments, edits):
         app.include_router(module.router)
 
     static_dir = Path(__file__).parent / "static"

@@ -199,7 +199,7 @@ def write_openreview_venue(corpus: Corpus, directory: str | Path, seed: int = 0)
             authors = [f"Reviewer {int(o)}" for o in others]
             authors.insert(int(rng.integers(0, len(authors) + 1)), f"Reviewer {r}")
             digest = f"{rng.integers(0, 2**63):016x}{rng.integers(0, 2**63):016x}"[:40]
-            arxiv = f"{publication.year % 100:02d}{int(rng.integers(1, 13)):02d}."
+            arxiv = f"{(publication.year or 2020) % 100:02d}{int(rng.integers(1, 13)):02d}."
             arxiv += f"{int(rng.integers(0, 99999)):05d}"
             note = {
                 "id": digest,

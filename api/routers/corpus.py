@@ -15,16 +15,22 @@ from fastapi import (
     APIRouter,
     Body,
     File,
-    HTTPException,
     Request,
     UploadFile,
-    status,
 )
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from api.auth import Reader, Writer
 from api.dependencies import Limit, Offset, SessionDep
+from api.ids import (
+    PaperIdPath,
+    ReviewerIdPath,
+    VenueIdPath,
+    check_reviewers,
+    check_submissions,
+    text_problem,
+)
 from api.models import Bid, Conflict, Pin, ReviewerRow, SubmissionRow
 from api.schemas import Page, ReviewerOut, SubmissionOut, UploadResult
 from api.store import (
@@ -37,6 +43,7 @@ from api.store import (
     submission_to_row,
     upsert,
 )
+from api.uploads import read_upload, upload_name
 from recommender.bids import EXCLUDING_BIDS
 from recommender.corpus import InputError, Problem, Reviewer, Submission
 from recommender.io import (
@@ -47,6 +54,7 @@ from recommender.io import (
 )
 
 router = APIRouter(tags=["corpus"])
+BID_LABEL_MAX_LENGTH = 50  # the bids table's label column
 
 REVIEWERS_EXAMPLE = [
     {
@@ -62,21 +70,10 @@ SUBMISSIONS_EXAMPLE = [
 ]
 
 
-async def read_upload(request: Request, upload: UploadFile) -> bytes:
-    """The file's bytes, or 413 if it exceeds the configured upload limit."""
-    limit: int = request.app.state.settings.max_upload_bytes
-    content = await upload.read(limit + 1)
-    if len(content) > limit:
-        raise HTTPException(
-            status.HTTP_413_CONTENT_TOO_LARGE,
-            f"{upload.filename or 'upload'}: larger than the upload limit of {limit} bytes",
-        )
-    return content
-
-
 def _store_reviewers(
     session: Session, venue_id: str, actor: str, reviewers: tuple[Reviewer, ...], source: str
 ) -> UploadResult:
+    check_reviewers(reviewers, source)
     created, updated = upsert(
         session, ReviewerRow, venue_id, [reviewer_to_row(venue_id, r) for r in reviewers]
     )
@@ -98,6 +95,7 @@ def _store_reviewers(
 def _store_submissions(
     session: Session, venue_id: str, actor: str, submissions: tuple[Submission, ...], source: str
 ) -> UploadResult:
+    check_submissions(submissions, source)
     created, updated = upsert(
         session, SubmissionRow, venue_id, [submission_to_row(venue_id, s) for s in submissions]
     )
@@ -118,7 +116,7 @@ def _store_submissions(
 
 @router.post("/venues/{venue_id}/reviewers/upload", response_model=UploadResult)
 async def upload_reviewers(
-    venue_id: str,
+    venue_id: VenueIdPath,
     request: Request,
     principal: Writer,
     session: SessionDep,
@@ -135,16 +133,17 @@ async def upload_reviewers(
     pubs = None
     if publications is not None:
         pubs = (
-            publications.filename or "publications.csv",
+            upload_name(publications, "publications.csv"),
             await read_upload(request, publications),
         )
-    reviewers = parse_reviewers_upload(file.filename or "reviewers", content, pubs)
-    return _store_reviewers(session, venue_id, principal.name, reviewers, file.filename or "")
+    name = upload_name(file, "reviewers")
+    reviewers = parse_reviewers_upload(name, content, pubs)
+    return _store_reviewers(session, venue_id, principal.name, reviewers, name)
 
 
 @router.post("/venues/{venue_id}/reviewers", response_model=UploadResult)
 def post_reviewers(
-    venue_id: str,
+    venue_id: VenueIdPath,
     principal: Writer,
     session: SessionDep,
     reviewers: Annotated[
@@ -162,7 +161,7 @@ def post_reviewers(
 
 @router.post("/venues/{venue_id}/submissions/upload", response_model=UploadResult)
 async def upload_submissions(
-    venue_id: str,
+    venue_id: VenueIdPath,
     request: Request,
     principal: Writer,
     session: SessionDep,
@@ -170,13 +169,14 @@ async def upload_submissions(
 ) -> UploadResult:
     """Upload submissions from a file; 422 lists every bad row, nothing is stored then."""
     content = await read_upload(request, file)
-    submissions = parse_submissions_upload(file.filename or "submissions", content)
-    return _store_submissions(session, venue_id, principal.name, submissions, file.filename or "")
+    name = upload_name(file, "submissions")
+    submissions = parse_submissions_upload(name, content)
+    return _store_submissions(session, venue_id, principal.name, submissions, name)
 
 
 @router.post("/venues/{venue_id}/submissions", response_model=UploadResult)
 def post_submissions(
-    venue_id: str,
+    venue_id: VenueIdPath,
     principal: Writer,
     session: SessionDep,
     submissions: Annotated[
@@ -209,9 +209,26 @@ def _check_known_ids(session: Session, venue_id: str, frame: pd.DataFrame, filen
         raise InputError(problems)
 
 
+def _check_bid_labels(bids: pd.DataFrame, filename: str) -> None:
+    """422 naming every bid cell the bids table cannot hold (too long, control characters)."""
+    problems = []
+    for paper_id, reviewer_id, label in bids[["paper_id", "reviewer_id", "label"]].itertuples(
+        index=False
+    ):
+        message = text_problem(label)
+        if len(label) > BID_LABEL_MAX_LENGTH:
+            message = f"has {len(label)} characters; a bid has at most {BID_LABEL_MAX_LENGTH}"
+        if message is not None:
+            problems.append(
+                Problem(filename, None, "bid", f"bid of ({paper_id}, {reviewer_id}) {message}")
+            )
+    if problems:
+        raise InputError(problems)
+
+
 @router.post("/venues/{venue_id}/bids/upload", response_model=UploadResult)
 async def upload_bids(
-    venue_id: str,
+    venue_id: VenueIdPath,
     request: Request,
     principal: Writer,
     session: SessionDep,
@@ -222,9 +239,10 @@ async def upload_bids(
     """Replace the venue's bids. ``Conflict`` and ``Not Willing`` bids become conflicts
     (source ``bid``); the others are folded into scores by the next affinity job when its
     config has a non-zero ``bid_weight``."""
-    name = file.filename or "bids.csv"
+    name = upload_name(file, "bids.csv")
     bids = read_bids(await read_upload(request, file), name)
     _check_known_ids(session, venue_id, bids, name)
+    _check_bid_labels(bids, name)
     session.execute(delete(Bid).where(Bid.venue_id == venue_id))
     session.execute(delete(Conflict).where(Conflict.venue_id == venue_id, Conflict.source == "bid"))
     records = [
@@ -255,7 +273,7 @@ async def upload_bids(
 
 @router.post("/venues/{venue_id}/constraints/upload", response_model=UploadResult)
 async def upload_constraints(
-    venue_id: str,
+    venue_id: VenueIdPath,
     request: Request,
     principal: Writer,
     session: SessionDep,
@@ -264,7 +282,7 @@ async def upload_constraints(
     ],
 ) -> UploadResult:
     """Replace uploaded conflicts (value -1) and add pins (value 1)."""
-    name = file.filename or "constraints.csv"
+    name = upload_name(file, "constraints.csv")
     frame = read_pair_constraints(await read_upload(request, file), name)
     _check_known_ids(session, venue_id, frame, name)
     forbidden = frame[frame["value"] < 0]
@@ -322,7 +340,11 @@ def _reviewer_out(row: ReviewerRow) -> ReviewerOut:
 
 @router.get("/venues/{venue_id}/reviewers", response_model=Page[ReviewerOut])
 def list_reviewers(
-    venue_id: str, principal: Reader, session: SessionDep, limit: Limit = 100, offset: Offset = 0
+    venue_id: VenueIdPath,
+    principal: Reader,
+    session: SessionDep,
+    limit: Limit = 100,
+    offset: Offset = 0,
 ) -> dict[str, Any]:
     query = select(ReviewerRow).where(ReviewerRow.venue_id == venue_id).order_by(ReviewerRow.id)
     items, total = paginate(session, query, limit, offset)
@@ -336,14 +358,18 @@ def list_reviewers(
 
 @router.get("/venues/{venue_id}/reviewers/{reviewer_id}", response_model=ReviewerOut)
 def get_reviewer(
-    venue_id: str, reviewer_id: str, principal: Reader, session: SessionDep
+    venue_id: VenueIdPath, reviewer_id: ReviewerIdPath, principal: Reader, session: SessionDep
 ) -> ReviewerOut:
     return _reviewer_out(require_reviewer(session, venue_id, reviewer_id))
 
 
 @router.get("/venues/{venue_id}/submissions", response_model=Page[SubmissionOut])
 def list_submissions(
-    venue_id: str, principal: Reader, session: SessionDep, limit: Limit = 100, offset: Offset = 0
+    venue_id: VenueIdPath,
+    principal: Reader,
+    session: SessionDep,
+    limit: Limit = 100,
+    offset: Offset = 0,
 ) -> dict[str, Any]:
     query = (
         select(SubmissionRow).where(SubmissionRow.venue_id == venue_id).order_by(SubmissionRow.id)
@@ -354,6 +380,6 @@ def list_submissions(
 
 @router.get("/venues/{venue_id}/submissions/{paper_id}", response_model=SubmissionOut)
 def get_submission(
-    venue_id: str, paper_id: str, principal: Reader, session: SessionDep
+    venue_id: VenueIdPath, paper_id: PaperIdPath, principal: Reader, session: SessionDep
 ) -> SubmissionRow:
     return require_paper(session, venue_id, paper_id)

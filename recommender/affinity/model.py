@@ -141,7 +141,8 @@ class AffinityModel:
         )
         vectors = tfidf.fit_transform(pub_texts + sub_texts)
         report(tfidf_done, "fitted TF-IDF")
-        pub_embedding = sub_embedding = None
+        pub_embedding: FloatMatrix | None = None
+        sub_embedding: FloatMatrix | None = None
         embedder = None
         if params.uses_embedding:
             cache = EmbeddingCache(options.cache_dir) if options.cache_dir else None
@@ -305,7 +306,8 @@ class AffinityModel:
         same scores up to float32 rounding, for a twentieth of the work."""
         channels, intercept = self.affine_channels()
         options = self.options
-        offsets, weights = self.offsets_, self.publication_weights_
+        offsets = self.offsets_
+        weights: npt.NDArray[np.float32] | None = self.publication_weights_
         if is_linear(self.params):
             channels = [
                 Channel(

@@ -253,11 +253,15 @@ class Affinity:
         self, *, top_k: int | None = None, chunk_pairs: int = CSV_CHUNK_PAIRS
     ) -> Iterator[str]:
         """The rows of :meth:`write_csv` (no header) as text chunks: ids quoted as CSV
-        needs, scores with six significant digits (``%.6g``). Formatted directly, several
-        times faster than a DataFrame's ``to_csv`` on millions of pairs."""
+        needs, scores with six significant digits (``%.6g``); pairs whose score is not
+        finite (excluded by the caller) are left out. Formatted directly, several times
+        faster than a DataFrame's ``to_csv`` on millions of pairs."""
         papers = [_csv_cell(p) for p in self.paper_ids]
         reviewers = [_csv_cell(r.removeprefix("~")) for r in self.reviewer_ids]
         for rows, cols, values in self.iter_pairs(top_k=top_k, chunk_pairs=chunk_pairs):
+            finite = np.isfinite(values)
+            if not finite.all():
+                rows, cols, values = rows[finite], cols[finite], values[finite]
             yield "".join(
                 [
                     f"{papers[p]},{reviewers[r]},{v:.6g}\n"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -35,7 +37,7 @@ def thread_client():
 def test_dask_blockwise_equals_local(thread_client) -> None:
     papers, pubs, offsets = _inputs(1)
     config = ScoringParams(method="tfidf", aggregation="topk", k=2)
-    options = {
+    options: dict[str, Any] = {
         "params": config,
         "k_per_paper": 3,
         "k_per_reviewer": 4,
@@ -64,7 +66,12 @@ def test_dask_blockwise_equals_local(thread_client) -> None:
 def test_dask_blockwise_on_local_processes() -> None:
     papers, pubs, offsets = _inputs(2)
     config = ScoringParams(method="tfidf", aggregation="max")
-    options = {"params": config, "k_per_paper": 2, "k_per_reviewer": 2, "paper_block": 8}
+    options: dict[str, Any] = {
+        "params": config,
+        "k_per_paper": 2,
+        "k_per_reviewer": 2,
+        "paper_block": 8,
+    }
     local = blockwise_affinity(papers, pubs, offsets, **options)
     remote = dask_blockwise_affinity(
         papers, pubs, offsets, n_workers=2, threads_per_worker=1, **options

@@ -3,6 +3,8 @@ a progress callback that raises stops the work between batches."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
@@ -33,7 +35,9 @@ def venue(n_reviewers: int = 6, n_papers: int = 9) -> tuple[list[Reviewer], list
     return reviewers, submissions
 
 
-def _recorder(stop_after: float | None = None) -> tuple[list[tuple[float, str]], object]:
+def _recorder(
+    stop_after: float | None = None,
+) -> tuple[list[tuple[float, str]], Callable[[float, str], None]]:
     seen: list[tuple[float, str]] = []
 
     def progress(fraction: float, stage: str) -> None:
