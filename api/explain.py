@@ -15,6 +15,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
+from fastapi import HTTPException, status
 from sqlalchemy.orm import Session
 
 from api.models import AffinityRun
@@ -44,7 +45,8 @@ class ExplainerCache:
     def model(self, session: Session, run: AffinityRun) -> tuple[AffinityModel, bool]:
         """The fitted ``AffinityModel`` of ``run`` and whether the venue's corpus differs
         from the one the run scored (``stale``: then the model is fitted on the current
-        corpus). ValueError if the run's parameters cannot be reproduced."""
+        corpus). 409 if the run's parameters cannot be reproduced (a version 0.1 run made
+        with its own model directory)."""
         version = corpus_version(session, run.venue_id)
         stale = version != run.corpus_version
         key = (run.id, version)
@@ -54,7 +56,13 @@ class ExplainerCache:
                 return self._models[key], stale
         model = None if stale else self._saved(run)
         if model is None:
-            params = ScoringParams.from_stored(run.config)
+            try:
+                params = ScoringParams.from_stored(run.config)
+            except ValueError as error:
+                raise HTTPException(
+                    status.HTTP_409_CONFLICT,
+                    f"affinity run {run.id} cannot be explained: {error}",
+                ) from None
             reviewers, submissions = load_corpus(session, run.venue_id)
             model = AffinityModel(params, self.options).fit(reviewers, submissions)
         with self._lock:

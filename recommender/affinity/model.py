@@ -190,9 +190,11 @@ class AffinityModel:
         self._reviewer_index = {r: i for i, r in enumerate(self.reviewer_ids_)}
 
     def _channel_names(self) -> tuple[str, ...]:
-        return {"tfidf": ("tfidf",), "embedding": ("embedding",)}.get(
-            self.params.method, ("tfidf", "embedding")
-        )
+        """Channels whose global standardisation is used: both for ``combined`` (the mix),
+        the method's own for ``softmax`` (its temperature unit), else none."""
+        if self.params.method == "combined":
+            return ("tfidf", "embedding")
+        return (self.params.method,) if self.params.aggregation == "softmax" else ()
 
     def check_fitted(self) -> None:
         """Raise sklearn's ``NotFittedError`` unless :meth:`fit` (or a load) has run."""
@@ -328,7 +330,7 @@ class AffinityModel:
             "intercept": intercept,
             "k_per_paper": options.keep_per_paper,
             "k_per_reviewer": options.keep_per_reviewer,
-            "paper_block": options.paper_block,
+            "paper_block": options.paper_block_for(len(self.reviewer_ids_)),
             "publication_block": options.publication_block,
             "keep_dense": self.keeps_dense(),
         }

@@ -41,7 +41,10 @@ KEEP_PER_PAPER = 100
 KEEP_PER_REVIEWER = 50
 """Papers kept per reviewer when the full matrix is not kept."""
 PAPER_BLOCK = 512
-"""Papers scored together in one block (blockwise scoring, one Dask task)."""
+"""Papers scored together in one block by default (blockwise scoring, one Dask task)."""
+PAPER_BLOCK_SCORES = 2**25
+"""Scores (papers x reviewers) per block when a run sizes its paper blocks itself: ~128 MiB
+of float32; fewer, larger blocks cost less top-K merging."""
 PUBLICATION_BLOCK = 4096
 """Publications (of whole reviewers) compared with a paper block at once."""
 BATCH_SIZE = 32
@@ -65,7 +68,8 @@ class RunOptions:
     ONNX exports (None: embeddings are not cached). ``device``: ``cpu``, ``cuda[:N]`` or
     ``mps``; ``encoder_backend``: a :mod:`recommender.fast_encoder` backend (CPU).
     ``blockwise_min_pairs``, ``dense_limit_bytes``, ``keep_per_paper``,
-    ``keep_per_reviewer``, ``paper_block`` and ``publication_block``: the scoring path and
+    ``keep_per_reviewer``, ``paper_block`` (None: about :data:`PAPER_BLOCK_SCORES` scores
+    per block, see :meth:`paper_block_for`) and ``publication_block``: the scoring path and
     what is kept (see :mod:`recommender.affinity.model`); ``keep_full_matrix=False``: a
     blockwise run keeps only each side's top pairs even when every pair would fit (enough
     for a top-K scores file, and lighter). ``workers``: processes that count TF-IDF terms
@@ -81,7 +85,7 @@ class RunOptions:
     dense_limit_bytes: int = DENSE_LIMIT_BYTES
     keep_per_paper: int = KEEP_PER_PAPER
     keep_per_reviewer: int = KEEP_PER_REVIEWER
-    paper_block: int = PAPER_BLOCK
+    paper_block: int | None = None
     publication_block: int = PUBLICATION_BLOCK
     keep_full_matrix: bool = True
     workers: int = 1
@@ -108,11 +112,20 @@ class RunOptions:
                 problems.append(f"{name} must be >= 0, got {getattr(self, name)}")
         if not 1 <= self.workers <= MAX_WORKERS:
             problems.append(f"workers must be in 1..{MAX_WORKERS}, got {self.workers}")
-        for name in ("keep_per_paper", "keep_per_reviewer", "paper_block", "publication_block"):
+        if self.paper_block is not None and self.paper_block < 1:
+            problems.append(f"paper_block must be >= 1, got {self.paper_block}")
+        for name in ("keep_per_paper", "keep_per_reviewer", "publication_block"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be >= 1, got {getattr(self, name)}")
         if problems:
             raise ValueError("invalid run options: " + "; ".join(problems))
+
+    def paper_block_for(self, n_reviewers: int) -> int:
+        """Papers per block for a venue of ``n_reviewers``: ``paper_block`` if set, else
+        about :data:`PAPER_BLOCK_SCORES` scores per block (64 to 8192 papers)."""
+        if self.paper_block is not None:
+            return self.paper_block
+        return max(64, min(8192, PAPER_BLOCK_SCORES // max(n_reviewers, 1)))
 
     def model_names(self) -> list[str]:
         """Names a client may give as ``ScoringParams.model``."""
