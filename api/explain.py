@@ -11,6 +11,7 @@ the cache). The few most recently used models are kept.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -21,6 +22,13 @@ from sqlalchemy.orm import Session
 from api.models import AffinityRun
 from api.store import corpus_version, load_corpus
 from recommender.affinity import AffinityModel, RunOptions, ScoringParams
+
+
+def saved_model_dir(models_dir: Path, venue_id: str, job_id: int) -> Path:
+    """Where the fitted model of an affinity job is kept: one folder per venue (named by a
+    digest, whatever characters the venue id holds), one per job."""
+    venue_key = hashlib.sha256(venue_id.encode("utf-8")).hexdigest()[:24]
+    return models_dir / venue_key / f"job-{job_id}"
 
 
 class ExplainerCache:
@@ -74,7 +82,6 @@ class ExplainerCache:
     def _saved(self, run: AffinityRun) -> AffinityModel | None:
         if self.models_dir is None or run.job_id is None:
             return None
-        from api.tasks import saved_model_dir
         from recommender.affinity.store import load_model
 
         directory = saved_model_dir(self.models_dir, run.venue_id, run.job_id)

@@ -6,7 +6,6 @@ while it works), then writes the whole result plus the job's final state in one 
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import pandas as pd
 from pydantic import ValidationError
 from sqlalchemy import delete, insert
 
+from api.explain import saved_model_dir
 from api.jobs import Handler, JobCancelled, JobContext, JobFailed
 from api.limits import read_stored_limits, resolve_limits
 from api.models import AffinityRun, AffinityScore, AssignmentPair, AssignmentRow, Conflict
@@ -171,13 +171,6 @@ def affinity_handler(
             raise
 
     return run
-
-
-def saved_model_dir(models_dir: Path, venue_id: str, job_id: int) -> Path:
-    """Where the fitted model of an affinity job is kept: one folder per venue (named by a
-    digest, whatever characters the venue id holds), one per job."""
-    venue_key = hashlib.sha256(venue_id.encode("utf-8")).hexdigest()[:24]
-    return models_dir / venue_key / f"job-{job_id}"
 
 
 def _save_model(model: Any, models_dir: Path | None, venue_id: str, job_id: int) -> Path | None:
