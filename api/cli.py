@@ -499,7 +499,10 @@ def _read_scores(path: Path) -> Any:
     missing = {"paper_id", "reviewer_id", "score"} - set(frame.columns)
     if missing:
         raise CommandError(f"{path}: missing column(s) {', '.join(sorted(missing))}")
-    frame["reviewer_id"] = frame["reviewer_id"].str.lstrip("~")
+    from recommender.io.safe_csv import unescape_series
+
+    frame["paper_id"] = unescape_series(frame["paper_id"])
+    frame["reviewer_id"] = unescape_series(frame["reviewer_id"]).str.lstrip("~")
     scores = pd.to_numeric(frame["score"], errors="coerce")
     bad = scores.isna() | ~scores.abs().lt(math.inf)
     if bad.any():
@@ -597,9 +600,11 @@ def _print_summary(summary: dict[str, Any]) -> None:
 
 
 def _write_csv_atomic(frame: Any, path: Path) -> None:
+    from recommender.io.safe_csv import write_frame_csv
+
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.tmp")
-    frame.to_csv(temporary, index=False)
+    write_frame_csv(frame, temporary, index=False)
     os.replace(temporary, path)
 
 

@@ -46,6 +46,7 @@ import scipy.sparse as sp
 from recommender.corpus import Reviewer, Submission
 from recommender.embeddings import EmbeddingCache
 from recommender.fast_encoder import BACKENDS
+from recommender.io.safe_csv import write_frame_csv
 from recommender.profiles import EmbeddingProfiler, TfidfProfiler
 
 if TYPE_CHECKING:
@@ -406,7 +407,7 @@ class Affinity:
             with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
                 stream.write("paper_id,reviewer_id,score\n")
                 for frame in self.iter_frames(top_k=top_k, chunk_pairs=chunk_pairs):
-                    frame.to_csv(stream, index=False, header=False, float_format="%.6g")
+                    write_frame_csv(frame, stream, index=False, header=False, float_format="%.6g")
             os.replace(temporary, target)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)

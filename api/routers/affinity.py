@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Iterator
@@ -27,6 +26,7 @@ from api.store import (
     require_reviewer,
     require_run,
 )
+from recommender.io.safe_csv import safe_csv_writer
 
 router = APIRouter(tags=["affinity"])
 ExportFormat = Annotated[Literal["csv", "json"], Query(alias="format")]
@@ -240,11 +240,12 @@ def top_papers(
 def stream_rows(
     rows: Iterator[tuple[Any, ...]], header: list[str], fmt: str, filename: str
 ) -> StreamingResponse:
-    """CSV (OpenReview style, with header) or a JSON list of objects."""
+    """CSV (OpenReview style, with header; text cells spreadsheet-safe, see
+    :mod:`recommender.io.safe_csv`) or a JSON list of objects."""
 
     def as_csv() -> Iterator[str]:
         buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
+        writer = safe_csv_writer(buffer, lineterminator="\n")
         writer.writerow(header)
         for row in rows:
             writer.writerow(row)

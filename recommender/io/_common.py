@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from recommender.corpus import InputError, Problem, Publication
+from recommender.io.safe_csv import unescape_cell
 
 # Reports stop growing past this many problems per input: a chair fixes the first few
 # hundred and reruns; millions of identical messages help nobody.
@@ -296,7 +297,7 @@ class CsvTable:
             if header is None:
                 log.add(name, 1, None, "file is empty; expected a header row")
                 return
-            self.columns = [column.strip().lower() for column in header]
+            self.columns = [unescape_cell(column).strip().lower() for column in header]
             seen: set[str] = set()
             for column in self.columns:
                 if column in seen:
@@ -314,7 +315,8 @@ class CsvTable:
                         f"row has {len(row)} fields, the header has {len(self.columns)}",
                     )
                     continue
-                self.rows.append((line, dict(zip(self.columns, row, strict=True))))
+                cells = (unescape_cell(cell) for cell in row)
+                self.rows.append((line, dict(zip(self.columns, cells, strict=True))))
         except csv.Error as error:
             log.add(name, reader.line_num, None, f"malformed CSV: {error}")
 

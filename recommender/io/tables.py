@@ -23,6 +23,7 @@ from recommender.io._common import (
     decode_utf8,
     read_source,
 )
+from recommender.io.safe_csv import unescape_cell
 
 # OpenReview's bid labels and the numbers they become (higher = more willing).
 BID_LABEL_VALUES: dict[str, float] = {
@@ -189,7 +190,7 @@ def _rows(
             if len(row) != width:
                 log.add(display, line, None, f"row has {len(row)} fields, expected {width}")
                 continue
-            rows.append((line, [row[i] for i in order]))
+            rows.append((line, [unescape_cell(row[i]) for i in order]))
     except csv.Error as error:
         log.add(display, reader.line_num, None, f"malformed CSV: {error}")
     return display, rows, log
