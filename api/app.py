@@ -6,6 +6,7 @@ the job runner. Shutdown: cancel running jobs and close the pool.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,6 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import IntegrityError
+from starlette.exceptions import HTTPException
 
 from api.db import Database, migrate
 from api.explain import ExplainerCache
@@ -35,7 +37,13 @@ MULTIPART_OVERHEAD_BYTES = 64 * 1024
 
 
 class BodySizeLimit:
-    """Pure ASGI middleware: 413 for a body over the limit, by Content-Length or as it streams."""
+    """Pure ASGI middleware: 413 for a body over the limit, by Content-Length before the app
+    runs, or while the body streams (chunked uploads).
+
+    When the streamed body crosses the limit, reading stops there. The app may turn the
+    interruption into an answer of its own (FastAPI reports any failure to read a body as
+    400); such an answer is dropped and the 413 sent instead, as long as nothing was sent yet.
+    """
 
     def __init__(self, app: ASGIApp, max_bytes: int):
         self.app = app
@@ -53,39 +61,63 @@ class BodySizeLimit:
         headers = dict(scope.get("headers") or [])
         declared = headers.get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await self._reject(scope, receive, send)
+            await self._reject(send)
             return
         received = 0
+        exceeded = False
+        started = False
 
         async def limited_receive() -> Message:
-            nonlocal received
+            nonlocal received, exceeded
+            if exceeded:
+                raise BodyTooLarge(self.max_bytes)
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
-                    raise BodyTooLarge()
+                    exceeded = True
+                    raise BodyTooLarge(self.max_bytes)
             return message
 
+        async def guarded_send(message: Message) -> None:
+            nonlocal started
+            if exceeded and not started:
+                return  # the app's answer to a body it could not read: replaced by the 413
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
         try:
-            await self.app(scope, limited_receive, send)
+            await self.app(scope, limited_receive, guarded_send)
         except BodyTooLarge:
-            await self._reject(scope, receive, send)
+            if started:
+                raise
+        if exceeded and not started:
+            await self._reject(send)
 
-    async def _reject(
-        self,
-        scope: Scope,
-        receive: Callable[[], Awaitable[Message]],
-        send: Callable[[Message], Awaitable[None]],
-    ) -> None:
-        response = JSONResponse(
-            {"detail": f"request body larger than the upload limit of {self.max_bytes} bytes"},
-            status_code=413,
+    async def _reject(self, send: Callable[[Message], Awaitable[None]]) -> None:
+        body = json.dumps(
+            {"detail": f"request body larger than the upload limit of {self.max_bytes} bytes"}
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"connection", b"close"),
+                ],
+            }
         )
-        await response(scope, receive, send)
+        await send({"type": "http.response.body", "body": body})
 
 
-class BodyTooLarge(Exception):
-    pass
+class BodyTooLarge(HTTPException):
+    """The request body crossed the limit while it streamed (a 413 wherever it surfaces)."""
+
+    def __init__(self, max_bytes: int):
+        super().__init__(413, f"request body larger than the upload limit of {max_bytes} bytes")
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -145,8 +177,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
 
     @app.get("/health", tags=["service"])
-    def health() -> dict[str, str]:
-        """Liveness probe (no token needed)."""
+    async def health() -> dict[str, str]:
+        """Liveness probe (no token needed). Answered on the event loop itself, which no
+        route blocks (parsing and solving run on threads), so it needs no free worker."""
         return {"status": "ok"}
 
     for module in (venues, corpus, affinity, jobs, assignments):

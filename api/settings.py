@@ -25,6 +25,9 @@ class Settings:
     ``database_url``: SQLAlchemy URL (``sqlite:///...`` or ``postgresql+psycopg://...``);
     default a SQLite file ``recommender.db`` under ``data_dir``.
     ``max_upload_bytes``: larger request bodies and files get 413.
+    ``max_archive_members``, ``max_uncompressed_bytes``, ``max_compression_ratio``: what one
+    uploaded zip may hold and expand to (in all, however many members; see
+    :mod:`recommender.io.archives`).
     ``job_workers``: background threads running affinity and assignment jobs.
     ``inline_jobs``: run each job to completion inside the request that starts it (tests).
     ``affinity_top_n``: stored scores per paper and per reviewer (plus requested pairs).
@@ -33,6 +36,9 @@ class Settings:
     data_dir: Path = field(default_factory=_default_data_dir)
     database_url: str = ""
     max_upload_bytes: int = 20 * 1024 * 1024
+    max_archive_members: int = 100_000
+    max_uncompressed_bytes: int = 256 * 1024 * 1024
+    max_compression_ratio: float = 100.0
     job_workers: int = 2
     inline_jobs: bool = False
     run_migrations: bool = True
@@ -45,13 +51,19 @@ class Settings:
             )
         if self.max_upload_bytes <= 0:
             raise ValueError("max_upload_bytes must be positive")
+        if self.max_archive_members < 1 or self.max_uncompressed_bytes < 1:
+            raise ValueError("archive limits must be positive")
+        if self.max_compression_ratio < 1:
+            raise ValueError("max_compression_ratio must be at least 1")
         if self.job_workers < 1:
             raise ValueError("job_workers must be at least 1")
 
     @classmethod
     def from_env(cls) -> Settings:
         """Read ``RECOMMENDER_DATA_DIR``, ``RECOMMENDER_DATABASE_URL``,
-        ``RECOMMENDER_MAX_UPLOAD_BYTES``, ``RECOMMENDER_JOB_WORKERS``,
+        ``RECOMMENDER_MAX_UPLOAD_BYTES``, ``RECOMMENDER_MAX_ARCHIVE_MEMBERS``,
+        ``RECOMMENDER_MAX_UNCOMPRESSED_BYTES``, ``RECOMMENDER_MAX_COMPRESSION_RATIO``,
+        ``RECOMMENDER_JOB_WORKERS``,
         ``RECOMMENDER_INLINE_JOBS``, ``RECOMMENDER_RUN_MIGRATIONS``,
         ``RECOMMENDER_AFFINITY_TOP_N``."""
         env = os.environ
@@ -59,6 +71,11 @@ class Settings:
             data_dir=_default_data_dir(),
             database_url=env.get("RECOMMENDER_DATABASE_URL", ""),
             max_upload_bytes=int(env.get("RECOMMENDER_MAX_UPLOAD_BYTES", 20 * 1024 * 1024)),
+            max_archive_members=int(env.get("RECOMMENDER_MAX_ARCHIVE_MEMBERS", 100_000)),
+            max_uncompressed_bytes=int(
+                env.get("RECOMMENDER_MAX_UNCOMPRESSED_BYTES", 256 * 1024 * 1024)
+            ),
+            max_compression_ratio=float(env.get("RECOMMENDER_MAX_COMPRESSION_RATIO", 100)),
             job_workers=int(env.get("RECOMMENDER_JOB_WORKERS", 2)),
             inline_jobs=_env_bool("RECOMMENDER_INLINE_JOBS", False),
             run_migrations=_env_bool("RECOMMENDER_RUN_MIGRATIONS", True),

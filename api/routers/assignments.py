@@ -38,7 +38,6 @@ from api.models import (
     utcnow,
 )
 from api.routers.affinity import ExportFormat, pair_score, start_job, stream_rows
-from api.routers.corpus import read_upload
 from api.schemas import (
     AssignedPairOut,
     AssignmentIn,
@@ -54,6 +53,7 @@ from api.schemas import (
 )
 from api.store import audit, not_found, paginate, require_paper, require_reviewer, require_run
 from api.tasks import json_safe
+from api.uploads import SettingsDep, upload_bytes
 from recommender.corpus import InputError, Problem
 from recommender.io import read_custom_max_papers
 
@@ -147,9 +147,10 @@ def create_assignment(
     status_code=status.HTTP_202_ACCEPTED,
     response_model=JobOut,
 )
-async def create_assignment_with_max_papers(
+def create_assignment_with_max_papers(
     venue_id: str,
     request: Request,
+    settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
     max_papers: Annotated[
@@ -172,7 +173,7 @@ async def create_assignment_with_max_papers(
         raise HTTPException(
             status.HTTP_422_UNPROCESSABLE_CONTENT, f"parameters: {error}"
         ) from error
-    caps = read_custom_max_papers(await read_upload(request, max_papers), name)
+    caps = read_custom_max_papers(upload_bytes(max_papers, settings, name), name)
     known = set(session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id)))
     unknown = sorted(set(caps["reviewer_id"]) - known)
     if unknown:

@@ -2,24 +2,16 @@
 
 Every upload is parsed completely by :mod:`recommender.io` before anything is written and
 then stored in one transaction: it is applied whole or not at all. Re-uploading an id
-updates that reviewer or submission.
+updates that reviewer or submission. Upload routes are plain ``def`` functions, run on the
+thread pool: parsing a large file never blocks the event loop (see :mod:`api.uploads`).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import pandas as pd
-from fastapi import (
-    APIRouter,
-    Body,
-    File,
-    HTTPException,
-    Request,
-    UploadFile,
-    status,
-)
+from fastapi import APIRouter, File, UploadFile
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
@@ -37,6 +29,7 @@ from api.store import (
     submission_to_row,
     upsert,
 )
+from api.uploads import RawBody, SettingsDep, archive_limits, json_list_body, upload_bytes
 from recommender.bids import EXCLUDING_BIDS
 from recommender.corpus import InputError, Problem, Reviewer, Submission
 from recommender.io import (
@@ -60,18 +53,6 @@ REVIEWERS_EXAMPLE = [
 SUBMISSIONS_EXAMPLE = [
     {"id": "paper1", "title": "A title", "abstract": "An abstract", "authors": ["A. Author"]}
 ]
-
-
-async def read_upload(request: Request, upload: UploadFile) -> bytes:
-    """The file's bytes, or 413 if it exceeds the configured upload limit."""
-    limit: int = request.app.state.settings.max_upload_bytes
-    content = await upload.read(limit + 1)
-    if len(content) > limit:
-        raise HTTPException(
-            status.HTTP_413_CONTENT_TOO_LARGE,
-            f"{upload.filename or 'upload'}: larger than the upload limit of {limit} bytes",
-        )
-    return content
 
 
 def _store_reviewers(
@@ -117,9 +98,9 @@ def _store_submissions(
 
 
 @router.post("/venues/{venue_id}/reviewers/upload", response_model=UploadResult)
-async def upload_reviewers(
+def upload_reviewers(
     venue_id: str,
-    request: Request,
+    settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
     file: Annotated[
@@ -131,64 +112,61 @@ async def upload_reviewers(
     ] = None,
 ) -> UploadResult:
     """Upload reviewers from a file; 422 lists every bad row, nothing is stored then."""
-    content = await read_upload(request, file)
+    content = upload_bytes(file, settings, "reviewers")
     pubs = None
     if publications is not None:
         pubs = (
             publications.filename or "publications.csv",
-            await read_upload(request, publications),
+            upload_bytes(publications, settings, "publications.csv"),
         )
-    reviewers = parse_reviewers_upload(file.filename or "reviewers", content, pubs)
+    reviewers = parse_reviewers_upload(
+        file.filename or "reviewers", content, pubs, archive_limits=archive_limits(settings)
+    )
     return _store_reviewers(session, venue_id, principal.name, reviewers, file.filename or "")
 
 
-@router.post("/venues/{venue_id}/reviewers", response_model=UploadResult)
+@router.post(
+    "/venues/{venue_id}/reviewers",
+    response_model=UploadResult,
+    openapi_extra=json_list_body(
+        "reviewer objects: id, name, email, affiliation, attributes, publications",
+        REVIEWERS_EXAMPLE,
+    ),
+)
 def post_reviewers(
-    venue_id: str,
-    principal: Writer,
-    session: SessionDep,
-    reviewers: Annotated[
-        list[dict[str, Any]],
-        Body(
-            description="reviewer objects: id, name, email, affiliation, attributes, publications",
-            examples=[REVIEWERS_EXAMPLE],
-        ),
-    ],
+    venue_id: str, principal: Writer, session: SessionDep, body: RawBody
 ) -> UploadResult:
     """Upload reviewers as a JSON list (validated like a reviewers.json file)."""
-    parsed = parse_reviewers_upload("request body.json", json.dumps(reviewers).encode())
+    parsed = parse_reviewers_upload("request body.json", body)
     return _store_reviewers(session, venue_id, principal.name, parsed, "request body")
 
 
 @router.post("/venues/{venue_id}/submissions/upload", response_model=UploadResult)
-async def upload_submissions(
+def upload_submissions(
     venue_id: str,
-    request: Request,
+    settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
     file: Annotated[UploadFile, File(description="submissions .json (OpenReview), .jsonl or .csv")],
 ) -> UploadResult:
     """Upload submissions from a file; 422 lists every bad row, nothing is stored then."""
-    content = await read_upload(request, file)
+    content = upload_bytes(file, settings, "submissions")
     submissions = parse_submissions_upload(file.filename or "submissions", content)
     return _store_submissions(session, venue_id, principal.name, submissions, file.filename or "")
 
 
-@router.post("/venues/{venue_id}/submissions", response_model=UploadResult)
+@router.post(
+    "/venues/{venue_id}/submissions",
+    response_model=UploadResult,
+    openapi_extra=json_list_body(
+        "submission objects: id, title, abstract, authors, authorids, ...", SUBMISSIONS_EXAMPLE
+    ),
+)
 def post_submissions(
-    venue_id: str,
-    principal: Writer,
-    session: SessionDep,
-    submissions: Annotated[
-        list[dict[str, Any]],
-        Body(
-            description="submission objects: id, title, abstract, authors, authorids, ...",
-            examples=[SUBMISSIONS_EXAMPLE],
-        ),
-    ],
+    venue_id: str, principal: Writer, session: SessionDep, body: RawBody
 ) -> UploadResult:
     """Upload submissions as a JSON list (validated like a submissions.json file)."""
-    parsed = parse_submissions_upload("request body.json", json.dumps(submissions).encode())
+    parsed = parse_submissions_upload("request body.json", body)
     return _store_submissions(session, venue_id, principal.name, parsed, "request body")
 
 
@@ -210,9 +188,9 @@ def _check_known_ids(session: Session, venue_id: str, frame: pd.DataFrame, filen
 
 
 @router.post("/venues/{venue_id}/bids/upload", response_model=UploadResult)
-async def upload_bids(
+def upload_bids(
     venue_id: str,
-    request: Request,
+    settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
     file: Annotated[
@@ -223,7 +201,7 @@ async def upload_bids(
     (source ``bid``); the others are folded into scores by the next affinity job when its
     config has a non-zero ``bid_weight``."""
     name = file.filename or "bids.csv"
-    bids = read_bids(await read_upload(request, file), name)
+    bids = read_bids(upload_bytes(file, settings, name), name)
     _check_known_ids(session, venue_id, bids, name)
     session.execute(delete(Bid).where(Bid.venue_id == venue_id))
     session.execute(delete(Conflict).where(Conflict.venue_id == venue_id, Conflict.source == "bid"))
@@ -254,9 +232,9 @@ async def upload_bids(
 
 
 @router.post("/venues/{venue_id}/constraints/upload", response_model=UploadResult)
-async def upload_constraints(
+def upload_constraints(
     venue_id: str,
-    request: Request,
+    settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
     file: Annotated[
@@ -265,7 +243,7 @@ async def upload_constraints(
 ) -> UploadResult:
     """Replace uploaded conflicts (value -1) and add pins (value 1)."""
     name = file.filename or "constraints.csv"
-    frame = read_pair_constraints(await read_upload(request, file), name)
+    frame = read_pair_constraints(upload_bytes(file, settings, name), name)
     _check_known_ids(session, venue_id, frame, name)
     forbidden = frame[frame["value"] < 0]
     forced = frame[frame["value"] > 0]

@@ -18,6 +18,9 @@ from recommender.io.safe_csv import unescape_cell
 # hundred and reruns; millions of identical messages help nobody.
 MAX_PROBLEMS = 1000
 
+# A problem's message (which may quote the value) is cut to this many characters.
+MAX_MESSAGE_CHARS = 300
+
 # Undecodable lines listed per file; an input in another encoding fails on most lines.
 MAX_ENCODING_PROBLEMS = 10
 
@@ -31,6 +34,11 @@ class ProblemLog:
         self.problems: list[Problem] = []
 
     def add(self, file: str, line: int | None, field: str | None, message: str) -> None:
+        # messages quote the offending value: keep a hostile megabyte out of the report
+        if len(message) > MAX_MESSAGE_CHARS:
+            message = message[: MAX_MESSAGE_CHARS - 1] + "…"
+        if len(file) > MAX_MESSAGE_CHARS:
+            file = file[: MAX_MESSAGE_CHARS - 1] + "…"
         if len(self.problems) < MAX_PROBLEMS:
             self.problems.append(Problem(file, line, field, message))
         elif len(self.problems) == MAX_PROBLEMS:
@@ -138,7 +146,7 @@ def parse_year(
         year = value
     elif isinstance(value, float) and value.is_integer():
         year = int(value)
-    elif isinstance(value, str) and value.strip().isdigit():
+    elif isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 9:
         year = int(value.strip())
     if year is None or not 1000 <= year <= 9999:
         log.add(where[0], where[1], field, f"not a year: {value!r}")
@@ -266,9 +274,14 @@ def iter_json_lines(name: str, text: str, log: ProblemLog) -> Iterator[tuple[int
         if not line.strip():
             continue
         try:
-            yield number, json.loads(line)
+            value = json.loads(line)
         except json.JSONDecodeError as error:
             log.add(name, number, None, f"invalid JSON: {error.msg} (column {error.colno})")
+            continue
+        except (ValueError, RecursionError) as error:
+            log.add(name, number, None, _unloadable(error))
+            continue
+        yield number, value
 
 
 def load_json(name: str, text: str, log: ProblemLog) -> Any:
@@ -278,6 +291,16 @@ def load_json(name: str, text: str, log: ProblemLog) -> Any:
     except json.JSONDecodeError as error:
         log.add(name, error.lineno, None, f"invalid JSON: {error.msg} (column {error.colno})")
         return _MISSING
+    except (ValueError, RecursionError) as error:
+        log.add(name, None, None, _unloadable(error))
+        return _MISSING
+
+
+def _unloadable(error: ValueError | RecursionError) -> str:
+    """Valid JSON that Python refuses to load: nesting too deep, or an integer too long."""
+    if isinstance(error, RecursionError):
+        return "invalid JSON: nested too deeply"
+    return f"invalid JSON: {str(error).split(';')[0]}"
 
 
 def is_missing(value: Any) -> bool:

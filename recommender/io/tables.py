@@ -127,8 +127,13 @@ def read_custom_max_papers(source: str | Path | bytes, name: str | None = None) 
         cell = max_cell.strip()
         if not reviewer_id:
             log.add(display, line, "reviewer_id", "empty reviewer id")
-        if not cell.isdigit():
-            log.add(display, line, "max", f"expected a non-negative whole number, got {cell!r}")
+        if not cell.isdigit() or len(cell) > 9:
+            log.add(
+                display,
+                line,
+                "max",
+                f"expected a whole number from 0 to 999999999, got {cell[:20]!r}",
+            )
             continue
         if not reviewer_id:
             continue
@@ -150,7 +155,7 @@ def read_custom_max_papers(source: str | Path | bytes, name: str | None = None) 
 
 def _rows(
     source: str | Path | bytes, name: str | None, columns: Sequence[Sequence[str]]
-) -> tuple[str, list[tuple[int, list[str]]], ProblemLog]:
+) -> tuple[str, list[tuple[int, tuple[str, ...]]], ProblemLog]:
     """Rows reordered to ``columns`` (each a tuple of accepted header names)."""
     display, content = read_source(source, name)
     log = ProblemLog()
@@ -158,7 +163,7 @@ def _rows(
     log.raise_if_any()
     assert text is not None
     reader = csv.reader(io.StringIO(text, newline=""))
-    rows: list[tuple[int, list[str]]] = []
+    rows: list[tuple[int, tuple[str, ...]]] = []
     order: list[int] = list(range(len(columns)))
     width = len(columns)
     header_checked = False
@@ -190,7 +195,10 @@ def _rows(
             if len(row) != width:
                 log.add(display, line, None, f"row has {len(row)} fields, expected {width}")
                 continue
-            rows.append((line, [unescape_cell(row[i]) for i in order]))
+            # tuples of strings leave the garbage collector's care: millions of tiny rows
+            # then cost no long collection pauses (which would stall the server's other
+            # threads, /health included)
+            rows.append((line, tuple(unescape_cell(row[i]) for i in order)))
     except csv.Error as error:
         log.add(display, reader.line_num, None, f"malformed CSV: {error}")
     return display, rows, log
