@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException
 
 from api.db import Database, migrate
 from api.explain import ExplainerCache
-from api.jobs import JobRunner
+from api.jobs import Handler, JobRunner
 from api.routers import affinity, assignments, corpus, jobs, venues
 from api.settings import Settings
 from api.tasks import affinity_handler, assignment_handler
@@ -120,6 +120,14 @@ class BodyTooLarge(HTTPException):
         super().__init__(413, f"request body larger than the upload limit of {max_bytes} bytes")
 
 
+def job_handlers(affinity_top_n: int) -> dict[str, Handler]:
+    """The service's job handlers by kind (a job's process rebuilds them by this name)."""
+    return {
+        "affinity": affinity_handler(affinity_top_n),
+        "assignment": assignment_handler(),
+    }
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The service for ``settings`` (default: from the environment)."""
     settings = settings or Settings.from_env()
@@ -131,12 +139,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             migrate(database.engine)
         runner = JobRunner(
             database,
-            {
-                "affinity": affinity_handler(settings.affinity_top_n),
-                "assignment": assignment_handler(),
-            },
+            job_handlers(settings.affinity_top_n),
             workers=settings.job_workers,
             inline=settings.inline_jobs,
+            isolation="process" if settings.job_isolation == "process" else "thread",
+            handler_factory="api.app:job_handlers",
+            factory_args=(settings.affinity_top_n,),
+            cancel_grace=settings.job_cancel_grace_seconds,
         )
         runner.start()
         app.state.database = database

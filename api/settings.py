@@ -28,7 +28,9 @@ class Settings:
     ``max_archive_members``, ``max_uncompressed_bytes``, ``max_compression_ratio``: what one
     uploaded zip may hold and expand to (in all, however many members; see
     :mod:`recommender.io.archives`).
-    ``job_workers``: background threads running affinity and assignment jobs.
+    ``job_workers``: affinity and assignment jobs running at once.
+    ``job_isolation``: ``"process"`` (each job in a child process, killed when a cancel is not
+    honoured within ``job_cancel_grace_seconds``) or ``"thread"`` (see :mod:`api.jobs`).
     ``inline_jobs``: run each job to completion inside the request that starts it (tests).
     ``affinity_top_n``: stored scores per paper and per reviewer (plus requested pairs).
     """
@@ -40,6 +42,8 @@ class Settings:
     max_uncompressed_bytes: int = 256 * 1024 * 1024
     max_compression_ratio: float = 100.0
     job_workers: int = 2
+    job_isolation: str = "process"
+    job_cancel_grace_seconds: float = 2.0
     inline_jobs: bool = False
     run_migrations: bool = True
     affinity_top_n: int = 50
@@ -57,13 +61,18 @@ class Settings:
             raise ValueError("max_compression_ratio must be at least 1")
         if self.job_workers < 1:
             raise ValueError("job_workers must be at least 1")
+        if self.job_isolation not in ("process", "thread"):
+            raise ValueError("job_isolation must be 'process' or 'thread'")
+        if not 0 <= self.job_cancel_grace_seconds <= 60:
+            raise ValueError("job_cancel_grace_seconds must be between 0 and 60")
 
     @classmethod
     def from_env(cls) -> Settings:
         """Read ``RECOMMENDER_DATA_DIR``, ``RECOMMENDER_DATABASE_URL``,
         ``RECOMMENDER_MAX_UPLOAD_BYTES``, ``RECOMMENDER_MAX_ARCHIVE_MEMBERS``,
         ``RECOMMENDER_MAX_UNCOMPRESSED_BYTES``, ``RECOMMENDER_MAX_COMPRESSION_RATIO``,
-        ``RECOMMENDER_JOB_WORKERS``,
+        ``RECOMMENDER_JOB_WORKERS``, ``RECOMMENDER_JOB_ISOLATION``,
+        ``RECOMMENDER_JOB_CANCEL_GRACE_SECONDS``,
         ``RECOMMENDER_INLINE_JOBS``, ``RECOMMENDER_RUN_MIGRATIONS``,
         ``RECOMMENDER_AFFINITY_TOP_N``."""
         env = os.environ
@@ -77,6 +86,8 @@ class Settings:
             ),
             max_compression_ratio=float(env.get("RECOMMENDER_MAX_COMPRESSION_RATIO", 100)),
             job_workers=int(env.get("RECOMMENDER_JOB_WORKERS", 2)),
+            job_isolation=env.get("RECOMMENDER_JOB_ISOLATION", "process"),
+            job_cancel_grace_seconds=float(env.get("RECOMMENDER_JOB_CANCEL_GRACE_SECONDS", 2.0)),
             inline_jobs=_env_bool("RECOMMENDER_INLINE_JOBS", False),
             run_migrations=_env_bool("RECOMMENDER_RUN_MIGRATIONS", True),
             affinity_top_n=int(env.get("RECOMMENDER_AFFINITY_TOP_N", 50)),
