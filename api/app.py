@@ -6,18 +6,16 @@ the job runner. Shutdown: cancel running jobs and close the pool.
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import IntegrityError
-from starlette.exceptions import HTTPException
 
+from api.body_limit import MULTIPART_OVERHEAD_BYTES, BodySizeLimit, takes_large_body
 from api.db import Database, migrate
 from api.explain import ExplainerCache
 from api.jobs import Handler, JobRunner
@@ -25,99 +23,6 @@ from api.routers import affinity, assignments, corpus, jobs, venues
 from api.settings import Settings
 from api.tasks import affinity_handler, assignment_handler
 from recommender.corpus import InputError
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-ASGIApp = Callable[
-    [Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]
-]
-
-# multipart framing (boundaries, part headers) on top of the file itself
-MULTIPART_OVERHEAD_BYTES = 64 * 1024
-
-
-class BodySizeLimit:
-    """Pure ASGI middleware: 413 for a body over the limit, by Content-Length before the app
-    runs, or while the body streams (chunked uploads).
-
-    When the streamed body crosses the limit, reading stops there. The app may turn the
-    interruption into an answer of its own (FastAPI reports any failure to read a body as
-    400); such an answer is dropped and the 413 sent instead, as long as nothing was sent yet.
-    """
-
-    def __init__(self, app: ASGIApp, max_bytes: int):
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(
-        self,
-        scope: Scope,
-        receive: Callable[[], Awaitable[Message]],
-        send: Callable[[Message], Awaitable[None]],
-    ) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = dict(scope.get("headers") or [])
-        declared = headers.get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await self._reject(send)
-            return
-        received = 0
-        exceeded = False
-        started = False
-
-        async def limited_receive() -> Message:
-            nonlocal received, exceeded
-            if exceeded:
-                raise BodyTooLarge(self.max_bytes)
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    exceeded = True
-                    raise BodyTooLarge(self.max_bytes)
-            return message
-
-        async def guarded_send(message: Message) -> None:
-            nonlocal started
-            if exceeded and not started:
-                return  # the app's answer to a body it could not read: replaced by the 413
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, limited_receive, guarded_send)
-        except BodyTooLarge:
-            if started:
-                raise
-        if exceeded and not started:
-            await self._reject(send)
-
-    async def _reject(self, send: Callable[[Message], Awaitable[None]]) -> None:
-        body = json.dumps(
-            {"detail": f"request body larger than the upload limit of {self.max_bytes} bytes"}
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"connection", b"close"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
-
-
-class BodyTooLarge(HTTPException):
-    """The request body crossed the limit while it streamed (a 413 wherever it surfaces)."""
-
-    def __init__(self, max_bytes: int):
-        super().__init__(413, f"request body larger than the upload limit of {max_bytes} bytes")
 
 
 def job_handlers(affinity_top_n: int) -> dict[str, Handler]:
@@ -168,7 +73,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.add_middleware(
-        BodySizeLimit, max_bytes=settings.max_upload_bytes + MULTIPART_OVERHEAD_BYTES
+        BodySizeLimit,
+        max_bytes=settings.max_upload_bytes + MULTIPART_OVERHEAD_BYTES,
+        max_json_bytes=settings.max_json_bytes,
+        takes_large_body=lambda scope: takes_large_body(app, scope),
     )
 
     @app.exception_handler(InputError)

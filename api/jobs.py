@@ -85,6 +85,7 @@ FORKSERVER_PRELOAD = (
     "sklearn.feature_extraction.text",
     "recommender.affinity",
     "recommender.conflicts",
+    "services",  # absent before the service layer lands: the fork server skips it
 )
 
 Isolation = Literal["process", "thread"]
@@ -375,15 +376,37 @@ class JobRunner:
             ),
             name=f"recommender-job-{job.id}",
         )
-        try:
-            process.start()
-        except Exception as failure:
+        # Starting waits for the fork server, which may still be importing (seconds after
+        # the server starts): start from a helper thread and keep watching for a cancel.
+        launched = threading.Event()
+        launch_errors: list[BaseException] = []
+
+        def launch() -> None:
+            try:
+                process.start()
+            except BaseException as failure:
+                launch_errors.append(failure)
+            finally:
+                launched.set()
+
+        threading.Thread(target=launch, name=f"job-{job.id}-launch", daemon=True).start()
+        last_poll = [time.monotonic()]
+        while not launched.wait(min(0.1, self.poll_interval)):
+            if self._cancel_seen(job.id, last_poll):
+                finalize(self.database, job.id, "cancelled", "cancelled before its process started")
+                threading.Thread(
+                    target=self._end_when_launched,
+                    args=(process, launched, child_cancel),
+                    daemon=True,
+                ).start()
+                return
+        if launch_errors:
+            failure = launch_errors[0]
             detail = "".join(traceback.format_exception_only(type(failure), failure)).strip()
             finalize(
                 self.database, job.id, "failed", f"cannot start the job: {detail}", error=detail
             )
             return
-        last_poll = [time.monotonic()]
         cancelled_at: float | None = None
         killed = False
         while True:
@@ -425,6 +448,15 @@ class JobRunner:
             )
         with contextlib.suppress(Exception):
             process.close()
+
+    def _end_when_launched(self, process: Any, launched: threading.Event, cancel: Any) -> None:
+        """A job cancelled while its process was starting: end the process once it exists
+        (it would find its job cancelled and do nothing, but should not linger)."""
+        if launched.wait(600) and process.pid is not None:
+            cancel.set()
+            process.join(self.cancel_grace)
+            if process.exitcode is None:
+                self._kill(process)
 
     @staticmethod
     def _kill(process: Any) -> None:

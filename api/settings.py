@@ -24,7 +24,9 @@ class Settings:
 
     ``database_url``: SQLAlchemy URL (``sqlite:///...`` or ``postgresql+psycopg://...``);
     default a SQLite file ``recommender.db`` under ``data_dir``.
-    ``max_upload_bytes``: larger request bodies and files get 413.
+    ``max_upload_bytes``: larger uploaded files and upload bodies get 413.
+    ``max_json_bytes``: larger bodies of other requests (JSON decoded on the event loop) get
+    413.
     ``max_archive_members``, ``max_uncompressed_bytes``, ``max_compression_ratio``: what one
     uploaded zip may hold and expand to (in all, however many members; see
     :mod:`recommender.io.archives`).
@@ -38,6 +40,7 @@ class Settings:
     data_dir: Path = field(default_factory=_default_data_dir)
     database_url: str = ""
     max_upload_bytes: int = 20 * 1024 * 1024
+    max_json_bytes: int = 2 * 1024 * 1024
     max_archive_members: int = 100_000
     max_uncompressed_bytes: int = 256 * 1024 * 1024
     max_compression_ratio: float = 100.0
@@ -53,8 +56,8 @@ class Settings:
             object.__setattr__(
                 self, "database_url", f"sqlite:///{Path(self.data_dir) / 'recommender.db'}"
             )
-        if self.max_upload_bytes <= 0:
-            raise ValueError("max_upload_bytes must be positive")
+        if self.max_upload_bytes <= 0 or self.max_json_bytes <= 0:
+            raise ValueError("max_upload_bytes and max_json_bytes must be positive")
         if self.max_archive_members < 1 or self.max_uncompressed_bytes < 1:
             raise ValueError("archive limits must be positive")
         if self.max_compression_ratio < 1:
@@ -69,7 +72,8 @@ class Settings:
     @classmethod
     def from_env(cls) -> Settings:
         """Read ``RECOMMENDER_DATA_DIR``, ``RECOMMENDER_DATABASE_URL``,
-        ``RECOMMENDER_MAX_UPLOAD_BYTES``, ``RECOMMENDER_MAX_ARCHIVE_MEMBERS``,
+        ``RECOMMENDER_MAX_UPLOAD_BYTES``, ``RECOMMENDER_MAX_JSON_BYTES``,
+        ``RECOMMENDER_MAX_ARCHIVE_MEMBERS``,
         ``RECOMMENDER_MAX_UNCOMPRESSED_BYTES``, ``RECOMMENDER_MAX_COMPRESSION_RATIO``,
         ``RECOMMENDER_JOB_WORKERS``, ``RECOMMENDER_JOB_ISOLATION``,
         ``RECOMMENDER_JOB_CANCEL_GRACE_SECONDS``,
@@ -80,6 +84,7 @@ class Settings:
             data_dir=_default_data_dir(),
             database_url=env.get("RECOMMENDER_DATABASE_URL", ""),
             max_upload_bytes=int(env.get("RECOMMENDER_MAX_UPLOAD_BYTES", 20 * 1024 * 1024)),
+            max_json_bytes=int(env.get("RECOMMENDER_MAX_JSON_BYTES", 2 * 1024 * 1024)),
             max_archive_members=int(env.get("RECOMMENDER_MAX_ARCHIVE_MEMBERS", 100_000)),
             max_uncompressed_bytes=int(
                 env.get("RECOMMENDER_MAX_UNCOMPRESSED_BYTES", 256 * 1024 * 1024)
