@@ -29,7 +29,14 @@ from api.store import (
     submission_to_row,
     upsert,
 )
-from api.uploads import RawBody, SettingsDep, archive_limits, json_list_body, upload_bytes
+from api.uploads import (
+    CollectionPaused,
+    RawBody,
+    SettingsDep,
+    archive_limits,
+    json_list_body,
+    upload_bytes,
+)
 from recommender.bids import EXCLUDING_BIDS
 from recommender.corpus import InputError, Problem, Reviewer, Submission
 from recommender.io import (
@@ -103,6 +110,7 @@ def upload_reviewers(
     settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
+    _gc: CollectionPaused,
     file: Annotated[
         UploadFile,
         File(description="reviewers .csv/.json/.jsonl, a ~id.jsonl archive or a .zip of them"),
@@ -134,7 +142,7 @@ def upload_reviewers(
     ),
 )
 def post_reviewers(
-    venue_id: str, principal: Writer, session: SessionDep, body: RawBody
+    venue_id: str, principal: Writer, session: SessionDep, body: RawBody, _gc: CollectionPaused
 ) -> UploadResult:
     """Upload reviewers as a JSON list (validated like a reviewers.json file)."""
     parsed = parse_reviewers_upload("request body.json", body)
@@ -147,6 +155,7 @@ def upload_submissions(
     settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
+    _gc: CollectionPaused,
     file: Annotated[UploadFile, File(description="submissions .json (OpenReview), .jsonl or .csv")],
 ) -> UploadResult:
     """Upload submissions from a file; 422 lists every bad row, nothing is stored then."""
@@ -163,7 +172,7 @@ def upload_submissions(
     ),
 )
 def post_submissions(
-    venue_id: str, principal: Writer, session: SessionDep, body: RawBody
+    venue_id: str, principal: Writer, session: SessionDep, body: RawBody, _gc: CollectionPaused
 ) -> UploadResult:
     """Upload submissions as a JSON list (validated like a submissions.json file)."""
     parsed = parse_submissions_upload("request body.json", body)
@@ -193,6 +202,7 @@ def upload_bids(
     settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
+    _gc: CollectionPaused,
     file: Annotated[
         UploadFile, File(description="bids CSV: paper_id, reviewer_id, bid (label or number)")
     ],
@@ -237,6 +247,7 @@ def upload_constraints(
     settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
+    _gc: CollectionPaused,
     file: Annotated[
         UploadFile, File(description="CSV paper_id, reviewer_id, value: -1 conflict, 1 forced")
     ],
