@@ -17,9 +17,10 @@ from sqlalchemy.exc import IntegrityError
 
 from api.body_limit import MULTIPART_OVERHEAD_BYTES, BodySizeLimit, takes_large_body
 from api.db import Database, migrate
+from api.errors import install_error_handlers
 from api.explain import ExplainerCache
 from api.jobs import Handler, JobRunner
-from api.routers import affinity, assignments, corpus, jobs, venues
+from api.routers import affinity, assignments, corpus, edits, jobs, limits, venues
 from api.settings import Settings
 from api.tasks import affinity_handler, assignment_handler
 from recommender.corpus import InputError
@@ -93,13 +94,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             status_code=409,
         )
 
+    install_error_handlers(app)
+
     @app.get("/health", tags=["service"])
     async def health() -> dict[str, str]:
         """Liveness probe (no token needed). Answered on the event loop itself, which no
         route blocks (parsing and solving run on threads), so it needs no free worker."""
         return {"status": "ok"}
 
-    for module in (venues, corpus, affinity, jobs, assignments):
+    for module in (venues, corpus, limits, affinity, jobs, assignments, edits):
         app.include_router(module.router)
 
     static_dir = Path(__file__).parent / "static"

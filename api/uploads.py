@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request, UploadFile, status
 
+from api.ids import safe_name
 from api.settings import Settings
 from recommender.io.archives import ArchiveLimits
 
@@ -74,9 +75,14 @@ def upload_bytes(upload: UploadFile, settings: Settings, default_name: str = "up
     if len(content) > limit:
         raise HTTPException(
             status.HTTP_413_CONTENT_TOO_LARGE,
-            f"{upload.filename or default_name}: larger than the upload limit of {limit} bytes",
+            f"{upload_name(upload, default_name)}: larger than the upload limit of {limit} bytes",
         )
     return content
+
+
+def upload_name(upload: UploadFile, default: str) -> str:
+    """The client's file name, cleaned for messages and records (never used as a path)."""
+    return safe_name(upload.filename, default)
 
 
 async def raw_body(request: Request) -> bytes:

@@ -132,8 +132,11 @@ def test_background_jobs_over_http(database_url: str, tmp_path: Path) -> None:
             "succeeded",
         )
         job_id = accepted.json()["id"]
-        job = api.call("GET", f"/venues/{venue}/jobs/{job_id}", viewer, params={"wait": 30}).json()
+        job = api.call("GET", f"/venues/{venue}/jobs/{job_id}", chair, params={"wait": 30}).json()
         assert job["state"] == "succeeded", job
+        # jobs are chairs' work in progress: a viewer sees none of them
+        assert api.call("GET", f"/venues/{venue}/jobs/{job_id}", viewer).status_code == 404
+        assert api.call("GET", f"/venues/{venue}/jobs", viewer).json()["total"] == 0
         assert job["progress"] == 1.0 and job["stage"] == "done"
         assert job["started_at"] and job["finished_at"] and len(job["log"]) >= 3
         assert api.call("POST", f"/venues/{venue}/jobs/{job_id}/cancel", chair).status_code == 409
@@ -145,7 +148,7 @@ def test_background_jobs_over_http(database_url: str, tmp_path: Path) -> None:
         assert rerun["state"] == "succeeded"
         assert rerun["result"]["affinity_run_id"] == job["result"]["affinity_run_id"] + 1
         listing = api.call(
-            "GET", f"/venues/{venue}/jobs", viewer, params={"kind": "affinity"}
+            "GET", f"/venues/{venue}/jobs", chair, params={"kind": "affinity"}
         ).json()
         assert listing["total"] == 2
 

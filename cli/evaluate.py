@@ -1,0 +1,77 @@
+"""``recommender evaluate``: loss on an expert-rated gold folder."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from cli.common import CommandError, default_cache_dir
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser("evaluate", help="loss on an expert-rated gold folder")
+    add_evaluate_options(parser)
+    parser.set_defaults(handler=run)
+
+
+def add_evaluate_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--gold", type=Path, required=True)
+    parser.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        help="NAME=JSON or a JSON file of an AffinityConfig; repeatable",
+    )
+    parser.add_argument("--bootstrap", type=int, default=1000, help="rater resamples for the CI")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--draws", nargs="*", default=None, help="draw folders to use (default: every d_*)"
+    )
+    parser.add_argument("--cache-dir", type=Path, default=None, help="embedding cache")
+
+
+def run(args: argparse.Namespace) -> int:
+    from recommender.affinity import AffinityConfig
+    from recommender.evaluate import evaluate_gold, format_report
+
+    if not args.gold.is_dir():
+        raise CommandError(f"--gold {args.gold}: not a directory")
+    cache = {"cache_dir": str(args.cache_dir or default_cache_dir())}
+    configs: dict[str, Any] = {}
+    for spec in args.config or []:
+        name, _, body = spec.partition("=")
+        if not body:
+            path = Path(spec)
+            if not path.is_file():
+                raise CommandError(f"--config {spec}: expected NAME=JSON or a JSON file")
+            name, body = path.stem, path.read_text(encoding="utf-8")
+        try:
+            values = json.loads(body)
+        except json.JSONDecodeError as error:
+            raise CommandError(f"--config {name}: invalid JSON ({error})") from None
+        if not isinstance(values, dict):
+            raise CommandError(f"--config {name}: expected a JSON object of AffinityConfig fields")
+        try:
+            configs[name] = AffinityConfig.from_dict(
+                {**AffinityConfig().to_dict(), **cache, **values}
+            )
+        except (TypeError, ValueError) as error:
+            raise CommandError(f"--config {name}: {error}") from None
+    if not configs:
+        configs["default"] = AffinityConfig.from_dict({**AffinityConfig().to_dict(), **cache})
+    report = evaluate_gold(
+        args.gold,
+        list(configs.values()),
+        labels=list(configs),
+        draws=args.draws,
+        bootstrap_samples=args.bootstrap,
+        seed=args.seed,
+        progress=lambda fraction, stage: print(
+            f"[{fraction:4.0%}] {stage}", file=sys.stderr, flush=True
+        ),
+    )
+    print(format_report(report))
+    return 0
