@@ -115,3 +115,74 @@ def test_score_and_assign_write_safe_csv_and_round_trip(tmp_path: Path) -> None:
     alternates = _safe_rows(output.with_name("assignments.alternates.csv"))
     assert len(alternates) > 1
     assert {unescape_cell(r[0]) for r in alternates[1:]} <= set(paper_ids)
+
+
+def test_conflicts_command_writes_safe_csv_that_assign_reads_back(tmp_path: Path) -> None:
+    """``recommender conflicts`` (a self-authored paper per reviewer) writes escaped ids and
+    reasons; ``assign --conflicts`` reads the same ids back and never assigns those pairs."""
+    # ("@..." author ids read as e-mail addresses: this reviewer id starts with "'=")
+    reviewer_ids = [f"{p}rev{i}" for i, p in enumerate(["=", "-", "+", "'="])]
+    paper_ids = [f"{p}paper{i}" for i, p in enumerate(PREFIXES)]
+    reviewers = [
+        {
+            "id": rid,
+            "name": f"@Author {i}",
+            "affiliation": "=Institute",
+            "publications": [{"title": title, "abstract": abstract, "year": 2024}],
+        }
+        for i, (rid, (title, abstract)) in enumerate(zip(reviewer_ids, TOPICS, strict=True))
+    ]
+    submissions = [
+        {"id": pid, "title": title, "abstract": abstract, "authorids": [rid]}
+        for pid, rid, (title, abstract) in zip(paper_ids, reviewer_ids, TOPICS, strict=True)
+    ]
+    (tmp_path / "reviewers.json").write_text(json.dumps(reviewers), encoding="utf-8")
+    (tmp_path / "submissions.json").write_text(json.dumps(submissions), encoding="utf-8")
+    constraints = tmp_path / "conflicts.csv"
+    done = _recommender(
+        "conflicts",
+        "--archives",
+        tmp_path / "reviewers.json",
+        "--submissions",
+        tmp_path / "submissions.json",
+        "--output",
+        constraints,
+    )
+    assert done.returncode == 0, done.stderr
+    header, *rows = _safe_rows(constraints)
+    assert header[:3] == ["paper_id", "reviewer_id", "value"]
+    listed = {(unescape_cell(r[0]), unescape_cell(r[1])) for r in rows}
+    assert set(zip(paper_ids, reviewer_ids, strict=True)) <= listed
+
+    scores = tmp_path / "scores.csv"
+    write_frame_csv(
+        pd.DataFrame(
+            [
+                (p, r, 1.0 if i == j else 0.1)
+                for i, p in enumerate(paper_ids)
+                for j, r in enumerate(reviewer_ids)
+            ],
+            columns=["paper_id", "reviewer_id", "score"],
+        ),
+        scores,
+        index=False,
+    )
+    output = tmp_path / "assignments.csv"
+    done = _recommender(
+        "assign",
+        "--scores",
+        scores,
+        "--conflicts",
+        constraints,
+        "--reviewers-per-paper",
+        "1",
+        "--max-papers",
+        "1",
+        "--output",
+        output,
+    )
+    assert done.returncode == 0, done.stderr
+    _header, *rows = _safe_rows(output)
+    pairs = {(unescape_cell(r[0]), unescape_cell(r[1])) for r in rows}
+    assert {p for p, _ in pairs} == set(paper_ids)
+    assert not pairs & listed

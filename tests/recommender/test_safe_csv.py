@@ -12,7 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recommender.io import read_bids, read_pair_constraints, read_reviewers_csv
+from recommender.io import (
+    read_bids,
+    read_custom_max_papers,
+    read_demand,
+    read_pair_constraints,
+    read_reviewers_csv,
+    read_scores,
+)
 from recommender.io.safe_csv import (
     FORMULA_TRIGGERS,
     escape_cell,
@@ -143,3 +150,36 @@ def test_our_readers_undo_the_escaping(tmp_path) -> None:
     by_id = {r.id: r for r in loaded}
     assert sorted(by_id) == sorted(reviewers[:4])
     assert by_id["=r"].name == "=n" and by_id["=r"].publications[0].title == "-t"
+
+
+def test_fast_readers_scores_and_count_tables_undo_the_escaping(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import recommender.io.tables as tables
+
+    ids = ["=p", "-p", "+p", "@p", "'=p", "plain"]
+    reviewers = ["=r", "-r", "+r", "@r", "''r", "plain"]
+    pairs = pd.DataFrame({"paper_id": ids, "reviewer_id": reviewers, "value": -1})
+    path = tmp_path / "constraints.csv"
+    write_frame_csv(pairs, path, index=False)
+    bids = pairs.assign(bid="Not Willing").drop(columns="value")
+    write_frame_csv(bids, tmp_path / "bids.csv", index=False)
+    # the vectorised path of large files reads exactly what the row-by-row path reads
+    monkeypatch.setattr(tables, "FAST_MIN_BYTES", 0)
+    assert read_pair_constraints(path)["paper_id"].tolist() == ids
+    assert read_pair_constraints(path)["reviewer_id"].tolist() == reviewers
+    assert read_bids(tmp_path / "bids.csv")["reviewer_id"].tolist() == reviewers
+
+    scores = pairs.assign(score=[-0.5, 1.0, 2.0, 3.0, 4.0, 5.0]).drop(columns="value")
+    write_frame_csv(scores, tmp_path / "scores.csv", index=False)
+    table = read_scores(tmp_path / "scores.csv")
+    assert table.paper_ids == tuple(sorted(ids))
+    assert table.reviewer_ids == tuple(sorted(reviewers))
+    read_back = table.to_frame().sort_values("score").reset_index(drop=True)
+    pd.testing.assert_frame_equal(read_back, scores.reset_index(drop=True))
+
+    write_frame_csv(pd.DataFrame({"paper_id": ids, "demand": 2}), tmp_path / "d.csv", index=False)
+    assert read_demand(tmp_path / "d.csv")["paper_id"].tolist() == ids
+    loads = pd.DataFrame({"reviewer_id": reviewers, "max": 3})
+    write_frame_csv(loads, tmp_path / "m.csv", index=False)
+    assert read_custom_max_papers(tmp_path / "m.csv")["reviewer_id"].tolist() == reviewers
