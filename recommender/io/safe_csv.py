@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import IO, Any
 
 import numpy as np
@@ -81,22 +81,10 @@ def escape_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def escape_series(series: pd.Series) -> pd.Series:
-    """``series`` with every text value escaped (non-text values unchanged)."""
-    values = series.to_numpy(dtype=object, copy=False)
-    is_text = np.fromiter((isinstance(v, str) for v in values), dtype=bool, count=len(values))
-    if not is_text.any():
-        return series
-    text = pd.Series(values[is_text], dtype=object)
-    first = text.str[:1]
-    triggered = first.isin(FORMULA_TRIGGERS) & ~text.str.fullmatch(_PLAIN_NUMBER.pattern)
-    quoted = (first == ESCAPE) & text.str[1:2].isin(_STRIPPABLE)
-    needs = (triggered | quoted).to_numpy(dtype=bool)
-    if not needs.any():
-        return series
-    out = values.copy()
-    positions = np.flatnonzero(is_text)[needs]
-    out[positions] = [ESCAPE + v for v in out[positions]]
-    return pd.Series(out, index=series.index, name=series.name, dtype=object)
+    """``series`` with every text value escaped (non-text values unchanged). Each distinct
+    value is looked at once: writing millions of pairs over a few thousand ids costs one
+    hash pass, not a Python call per cell."""
+    return _map_distinct_text(series, escape_cell)
 
 
 def unescape_series(series: pd.Series) -> pd.Series:
@@ -104,18 +92,29 @@ def unescape_series(series: pd.Series) -> pd.Series:
     values and non-text stay as they are)."""
     if series.dtype != object and not isinstance(series.dtype, pd.StringDtype):
         return series
-    text = series.astype(object)
-    is_text = text.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
-    if not is_text.any():
+    return _map_distinct_text(series, unescape_cell)
+
+
+def _map_distinct_text(series: pd.Series, change: Callable[[str], Any]) -> pd.Series:
+    """``series`` with ``change`` applied to its text values, computed once per distinct
+    value; the same object when nothing changes."""
+    if len(series) == 0:
         return series
-    strings = text[is_text].astype(str)
-    strip = ((strings.str[:1] == ESCAPE) & strings.str[1:2].isin(_STRIPPABLE)).to_numpy(bool)
-    if not strip.any():
+    values = series.to_numpy(dtype=object, copy=False)
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    distinct = np.asarray(uniques, dtype=object)
+    changed = np.fromiter(
+        (isinstance(v, str) and change(v) != v for v in distinct), dtype=bool, count=len(distinct)
+    )
+    if not changed.any():
         return series
-    values = text.to_numpy(dtype=object, copy=True)
-    positions = np.flatnonzero(is_text)[strip]
-    values[positions] = [v[1:] for v in values[positions]]
-    return pd.Series(values, index=series.index, name=series.name, dtype=object)
+    replacement = distinct.copy()
+    for position in np.flatnonzero(changed):
+        replacement[position] = change(distinct[position])
+    rows = np.flatnonzero((codes >= 0) & changed[np.maximum(codes, 0)])
+    out = values.copy()
+    out[rows] = replacement[codes[rows]]
+    return pd.Series(out, index=series.index, name=series.name, dtype=object)
 
 
 def unescape_frame(frame: pd.DataFrame) -> pd.DataFrame:
