@@ -85,7 +85,7 @@ FORKSERVER_PRELOAD = (
     "sklearn.feature_extraction.text",
     "recommender.affinity",
     "recommender.conflicts",
-    "services",  # absent before the service layer lands: the fork server skips it
+    "services.assignment",
 )
 
 Isolation = Literal["process", "thread"]
