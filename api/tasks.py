@@ -263,40 +263,6 @@ class AssignmentJobParams(AssignParams):
     affinity_run_id: int
 
 
-class JobSolveMonitor:
-    """Adapts a job's progress and cancel flag to :class:`matching.monitor.SolveMonitor`:
-    solver progress maps onto the job's 0.2-0.9 band."""
-
-    def __init__(self, ctx: JobContext, start: float = 0.2, end: float = 0.9):
-        self.ctx = ctx
-        self.start = start
-        self.end = end
-
-    def report(
-        self,
-        stage: str,
-        *,
-        fraction: float | None = None,
-        incumbent: float | None = None,
-        bound: float | None = None,
-    ) -> None:
-        figures = []
-        if incumbent is not None:
-            figures.append(f"incumbent {incumbent:.6g}")
-        if bound is not None:
-            figures.append(f"bound {bound:.6g}")
-        text = f"{stage} ({', '.join(figures)})" if figures else stage
-        share = 0.0 if fraction is None else max(0.0, min(1.0, float(fraction)))
-        self.ctx.progress(self.start + (self.end - self.start) * share, text)
-
-    def should_stop(self) -> bool:
-        try:
-            self.ctx.check_cancelled()
-        except JobCancelled:
-            return True
-        return False
-
-
 def assignment_handler() -> Handler:
     """The solve job: stored scores, conflicts (detected, uploaded, Not Willing bids,
     forbids) and pins of the venue through :func:`services.assignment.assign`, the same
@@ -352,9 +318,10 @@ def assignment_handler() -> Handler:
         )
         params_only = AssignParams.model_validate(params.model_dump(exclude={"affinity_run_id"}))
         ctx.progress(0.1, "building the assignment problem", force=True)
-        monitor = JobSolveMonitor(ctx)
         try:
-            result = service.assign(inputs, params_only, monitor=monitor)
+            # the solver's stage, incumbent and bound fill the job's 0.2-0.9 progress band;
+            # a cancel stops it (SolveCancelled), recorded as a cancel, not a failure
+            result = service.assign(inputs, params_only, monitor=ctx.solve_monitor(0.2, 0.9))
         except InputError as error:
             raise JobFailed(f"cannot build the assignment problem: {error}") from error
         except OptionError as error:

@@ -141,7 +141,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def csv_text_scores(scored: Any, float_format: str) -> str:
+    from recommender.io.safe_csv import write_frame_csv
+
     return "paper_id,reviewer_id,score\n" + "".join(
-        frame.to_csv(index=False, header=False, float_format=float_format)
+        write_frame_csv(frame, None, index=False, header=False, float_format=float_format)
         for frame in scored.frames()
     )

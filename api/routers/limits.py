@@ -22,7 +22,7 @@ from api.limits import replace_demands, replace_max_loads
 from api.models import PaperDemand, ReviewerMaxLoad
 from api.schemas import Page, PaperDemandOut, ReviewerMaxLoadOut, UploadResult
 from api.store import audit, not_found, paginate, require_paper, require_reviewer
-from api.uploads import SettingsDep, upload_bytes, upload_name
+from api.uploads import CollectionPaused, SettingsDep, upload_bytes, upload_name
 from recommender.io import read_custom_max_papers, read_demand
 
 router = APIRouter(tags=["limits"])
@@ -50,6 +50,7 @@ def upload_paper_demands(
     settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
+    _gc: CollectionPaused,
     file: Annotated[UploadFile, File(description="CSV paper_id,demand")],
 ) -> UploadResult:
     """Replace the venue's per-paper demand with the file's rows; papers not in the file
@@ -139,6 +140,7 @@ def upload_reviewer_max_loads(
     settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
+    _gc: CollectionPaused,
     file: Annotated[UploadFile, File(description="CSV reviewer_id,max (custom max papers)")],
 ) -> UploadResult:
     """Replace the venue's per-reviewer max loads with the file's rows; reviewers not in the

@@ -23,6 +23,7 @@ import scipy.sparse as sp
 
 from matching.topk import top_k_union
 from recommender.affinity.params import ScoringParams
+from recommender.io.safe_csv import escape_cell
 
 FloatMatrix = npt.NDArray[np.float32]
 
@@ -252,12 +253,13 @@ class Affinity:
     def iter_csv(
         self, *, top_k: int | None = None, chunk_pairs: int = CSV_CHUNK_PAIRS
     ) -> Iterator[str]:
-        """The rows of :meth:`write_csv` (no header) as text chunks: ids quoted as CSV
-        needs, scores with six significant digits (``%.6g``); pairs whose score is not
-        finite (excluded by the caller) are left out. Formatted directly, several times
-        faster than a DataFrame's ``to_csv`` on millions of pairs."""
-        papers = [_csv_cell(p) for p in self.paper_ids]
-        reviewers = [_csv_cell(r.removeprefix("~")) for r in self.reviewer_ids]
+        """The rows of :meth:`write_csv` (no header) as text chunks: ids spreadsheet-safe
+        (:func:`recommender.io.safe_csv.escape_cell`) and quoted as CSV needs, scores with six
+        significant digits (``%.6g``); pairs whose score is not finite (excluded by the
+        caller) are left out. Formatted directly, several times faster than a DataFrame's
+        ``to_csv`` on millions of pairs."""
+        papers = [_csv_cell(escape_cell(p)) for p in self.paper_ids]
+        reviewers = [_csv_cell(escape_cell(r.removeprefix("~"))) for r in self.reviewer_ids]
         for rows, cols, values in self.iter_pairs(top_k=top_k, chunk_pairs=chunk_pairs):
             finite = np.isfinite(values)
             if not finite.all():
