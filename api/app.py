@@ -6,86 +6,38 @@ the job runner. Shutdown: cancel running jobs and close the pool.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import IntegrityError
 
+from api.body_limit import MULTIPART_OVERHEAD_BYTES, BodySizeLimit, takes_large_body
 from api.db import Database, migrate
+from api.errors import install_error_handlers
 from api.explain import ExplainerCache
-from api.jobs import JobRunner
-from api.routers import affinity, assignments, corpus, jobs, venues
+from api.jobs import Handler, JobRunner
+from api.routers import affinity, assignments, corpus, edits, jobs, limits, venues
 from api.settings import Settings
 from api.tasks import affinity_handler, assignment_handler
+from recommender.affinity import RunOptions
 from recommender.corpus import InputError
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-ASGIApp = Callable[
-    [Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]
-]
 
-# multipart framing (boundaries, part headers) on top of the file itself
-MULTIPART_OVERHEAD_BYTES = 64 * 1024
-
-
-class BodySizeLimit:
-    """Pure ASGI middleware: 413 for a body over the limit, by Content-Length or as it streams."""
-
-    def __init__(self, app: ASGIApp, max_bytes: int):
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(
-        self,
-        scope: Scope,
-        receive: Callable[[], Awaitable[Message]],
-        send: Callable[[Message], Awaitable[None]],
-    ) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = dict(scope.get("headers") or [])
-        declared = headers.get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await self._reject(scope, receive, send)
-            return
-        received = 0
-
-        async def limited_receive() -> Message:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    raise BodyTooLarge()
-            return message
-
-        try:
-            await self.app(scope, limited_receive, send)
-        except BodyTooLarge:
-            await self._reject(scope, receive, send)
-
-    async def _reject(
-        self,
-        scope: Scope,
-        receive: Callable[[], Awaitable[Message]],
-        send: Callable[[Message], Awaitable[None]],
-    ) -> None:
-        response = JSONResponse(
-            {"detail": f"request body larger than the upload limit of {self.max_bytes} bytes"},
-            status_code=413,
-        )
-        await response(scope, receive, send)
-
-
-class BodyTooLarge(Exception):
-    pass
+def job_handlers(
+    affinity_top_n: int,
+    run_options: RunOptions | None = None,
+    affinity_models_dir: Path | None = None,
+) -> dict[str, Handler]:
+    """The service's job handlers by kind (a job's process rebuilds them by this name, from
+    the same arguments)."""
+    return {
+        "affinity": affinity_handler(affinity_top_n, run_options, affinity_models_dir),
+        "assignment": assignment_handler(),
+    }
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -99,14 +51,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             migrate(database.engine)
         runner = JobRunner(
             database,
-            {
-                "affinity": affinity_handler(
-                    settings.affinity_top_n, settings.run_options, settings.affinity_models_dir
-                ),
-                "assignment": assignment_handler(),
-            },
+            job_handlers(
+                settings.affinity_top_n, settings.run_options, settings.affinity_models_dir
+            ),
             workers=settings.job_workers,
             inline=settings.inline_jobs,
+            isolation="process" if settings.job_isolation == "process" else "thread",
+            handler_factory="api.app:job_handlers",
+            factory_args=(
+                settings.affinity_top_n,
+                settings.run_options,
+                settings.affinity_models_dir,
+            ),
+            cancel_grace=settings.job_cancel_grace_seconds,
         )
         runner.start()
         app.state.database = database
@@ -129,7 +86,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.add_middleware(
-        BodySizeLimit, max_bytes=settings.max_upload_bytes + MULTIPART_OVERHEAD_BYTES
+        BodySizeLimit,
+        max_bytes=settings.max_upload_bytes + MULTIPART_OVERHEAD_BYTES,
+        max_json_bytes=settings.max_json_bytes,
+        takes_large_body=lambda scope: takes_large_body(app, scope),
     )
 
     @app.exception_handler(InputError)
@@ -146,12 +106,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             status_code=409,
         )
 
+    install_error_handlers(app)
+
     @app.get("/health", tags=["service"])
-    def health() -> dict[str, str]:
-        """Liveness probe (no token needed)."""
+    async def health() -> dict[str, str]:
+        """Liveness probe (no token needed). Answered on the event loop itself, which no
+        route blocks (parsing and solving run on threads), so it needs no free worker."""
         return {"status": "ok"}
 
-    for module in (venues, corpus, affinity, jobs, assignments):
+    for module in (venues, corpus, limits, affinity, jobs, assignments, edits):
         app.include_router(module.router)
 
     static_dir = Path(__file__).parent / "static"

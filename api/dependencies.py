@@ -1,5 +1,5 @@
-"""Request parameters shared by every router: the database session, pagination and the
-server's scoring run options."""
+"""Request parameters and shared objects for every router: the database session,
+pagination, the job runner, the explainer cache and the server's scoring run options."""
 
 from __future__ import annotations
 
@@ -9,17 +9,32 @@ from fastapi import Depends, Query, Request
 from sqlalchemy.orm import Session
 
 from api.db import get_session
+from api.explain import ExplainerCache
+from api.ids import MAX_OFFSET
+from api.jobs import JobRunner
 from recommender.affinity.options import RunOptions
 
 SessionDep = Annotated[Session, Depends(get_session)]
 Limit = Annotated[int, Query(ge=1, le=1000, description="page size")]
-Offset = Annotated[int, Query(ge=0, description="rows to skip")]
+Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="rows to skip")]
 
 
-def get_run_options(request: Request) -> RunOptions:
+def job_runner(request: Request) -> JobRunner:
+    runner: JobRunner = request.app.state.jobs
+    return runner
+
+
+def explainer_cache(request: Request) -> ExplainerCache:
+    cache: ExplainerCache = request.app.state.explainers
+    return cache
+
+
+def run_options(request: Request) -> RunOptions:
     """The server's scoring run options (models by name, cache, device, memory bounds)."""
     options: RunOptions = request.app.state.settings.run_options
     return options
 
 
-RunOptionsDep = Annotated[RunOptions, Depends(get_run_options)]
+Runner = Annotated[JobRunner, Depends(job_runner)]
+Explainers = Annotated[ExplainerCache, Depends(explainer_cache)]
+RunOptionsDep = Annotated[RunOptions, Depends(run_options)]

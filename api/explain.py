@@ -11,15 +11,24 @@ the cache). The few most recently used models are kept.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from pathlib import Path
 
+from fastapi import HTTPException, status
 from sqlalchemy.orm import Session
 
 from api.models import AffinityRun
 from api.store import corpus_version, load_corpus
 from recommender.affinity import AffinityModel, RunOptions, ScoringParams
+
+
+def saved_model_dir(models_dir: Path, venue_id: str, job_id: int) -> Path:
+    """Where the fitted model of an affinity job is kept: one folder per venue (named by a
+    digest, whatever characters the venue id holds), one per job."""
+    venue_key = hashlib.sha256(venue_id.encode("utf-8")).hexdigest()[:24]
+    return models_dir / venue_key / f"job-{job_id}"
 
 
 class ExplainerCache:
@@ -44,7 +53,8 @@ class ExplainerCache:
     def model(self, session: Session, run: AffinityRun) -> tuple[AffinityModel, bool]:
         """The fitted ``AffinityModel`` of ``run`` and whether the venue's corpus differs
         from the one the run scored (``stale``: then the model is fitted on the current
-        corpus). ValueError if the run's parameters cannot be reproduced."""
+        corpus). 409 if the run's parameters cannot be reproduced (a version 0.1 run made
+        with its own model directory)."""
         version = corpus_version(session, run.venue_id)
         stale = version != run.corpus_version
         key = (run.id, version)
@@ -54,7 +64,13 @@ class ExplainerCache:
                 return self._models[key], stale
         model = None if stale else self._saved(run)
         if model is None:
-            params = ScoringParams.from_stored(run.config)
+            try:
+                params = ScoringParams.from_stored(run.config)
+            except ValueError as error:
+                raise HTTPException(
+                    status.HTTP_409_CONFLICT,
+                    f"affinity run {run.id} cannot be explained: {error}",
+                ) from None
             reviewers, submissions = load_corpus(session, run.venue_id)
             model = AffinityModel(params, self.options).fit(reviewers, submissions)
         with self._lock:
@@ -66,7 +82,6 @@ class ExplainerCache:
     def _saved(self, run: AffinityRun) -> AffinityModel | None:
         if self.models_dir is None or run.job_id is None:
             return None
-        from api.tasks import saved_model_dir
         from recommender.affinity.store import load_model
 
         directory = saved_model_dir(self.models_dir, run.venue_id, run.job_id)

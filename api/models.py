@@ -16,6 +16,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -43,17 +44,25 @@ class Venue(Base):
 
 
 class ApiToken(Base):
-    """An API token: only the sha256 of its secret is stored. ``venue_id`` None = global."""
+    """An API token: only the sha256 of its secret is stored. ``venue_id`` None = global.
+
+    ``prefix`` is the secret's first characters (not enough to use it): it lets people tell
+    tokens apart in listings. Tokens created before prefixes existed have ``""``."""
 
     __tablename__ = "api_tokens"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    prefix: Mapped[str] = mapped_column(String(16), default="", index=True)
     name: Mapped[str] = mapped_column(String(200))
     role: Mapped[str] = mapped_column(String(20))
     venue_id: Mapped[str | None] = mapped_column(venue_fk(), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_by: Mapped[str] = mapped_column(String(200), default="")
+    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     revoked: Mapped[bool] = mapped_column(Boolean, default=False)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    revoked_by: Mapped[str] = mapped_column(String(200), default="")
 
 
 class ReviewerRow(Base):
@@ -173,10 +182,47 @@ class Bid(Base):
     bid: Mapped[float] = mapped_column(Float)
 
 
+class PaperDemand(Base):
+    """A paper's own number of reviewers (overrides a solve's ``reviewers_per_paper``)."""
+
+    __tablename__ = "paper_demands"
+
+    venue_id: Mapped[str] = mapped_column(venue_fk(), primary_key=True)
+    paper_id: Mapped[str] = mapped_column(String(300), primary_key=True)
+    demand: Mapped[int] = mapped_column(Integer)
+
+
+class ReviewerMaxLoad(Base):
+    """A reviewer's own maximum number of papers (overrides a solve's ``max_load``)."""
+
+    __tablename__ = "reviewer_max_loads"
+
+    venue_id: Mapped[str] = mapped_column(venue_fk(), primary_key=True)
+    reviewer_id: Mapped[str] = mapped_column(String(300), primary_key=True)
+    max_load: Mapped[int] = mapped_column(Integer)
+
+
+ASSIGNMENT_STATES = ("draft", "live", "superseded")
+
+
 class AssignmentRow(Base):
-    """A solved (and possibly edited) assignment; ``state`` draft → deployed → superseded."""
+    """A solved (and possibly edited) assignment.
+
+    ``state``: ``draft`` (chairs only; editable) → ``live`` (published: what viewers see; at
+    most one per venue, enforced by a partial unique index) → ``superseded`` (was live; can be
+    published again: a rollback). ``version`` starts at 1 and every edit bumps it; publishing
+    names the version the chair confirmed."""
 
     __tablename__ = "assignments"
+    __table_args__ = (
+        Index(
+            "uq_assignments_one_live_per_venue",
+            "venue_id",
+            unique=True,
+            sqlite_where=text("state = 'live'"),
+            postgresql_where=text("state = 'live'"),
+        ),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     venue_id: Mapped[str] = mapped_column(venue_fk(), index=True)
@@ -185,10 +231,13 @@ class AssignmentRow(Base):
         ForeignKey("affinity_runs.id"), nullable=True
     )
     state: Mapped[str] = mapped_column(String(20), default="draft")
+    version: Mapped[int] = mapped_column(Integer, default=1)
     parameters: Mapped[dict[str, Any]] = mapped_column(default=dict)
     summary: Mapped[dict[str, Any]] = mapped_column(default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     deployed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    deployed_by: Mapped[str] = mapped_column(String(200), default="")
+    superseded_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class AssignmentPair(Base):

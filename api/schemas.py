@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Generic, Literal, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
+from api.ids import (
+    VENUE_ID_MAX_LENGTH,
+    VENUE_ID_PATTERN,
+    VENUE_ID_RULE,
+    IdText,
+    ReviewerIdText,
+    SafeText,
+)
 from recommender.affinity.params import ScoringParams
+from services.params import AssignParams
+from services.params import RequiredAttribute as RequiredAttribute  # re-exported
 
 Item = TypeVar("Item")
 
@@ -29,8 +39,13 @@ class ProblemOut(BaseModel):
 
 
 class VenueIn(BaseModel):
-    id: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-    name: str = Field(default="", max_length=300)
+    id: str = Field(
+        min_length=1,
+        max_length=VENUE_ID_MAX_LENGTH,
+        pattern=VENUE_ID_PATTERN,
+        description=f"venue id: {VENUE_ID_RULE}",
+    )
+    name: SafeText = Field(default="", max_length=300)
 
 
 class VenueOut(BaseModel):
@@ -38,11 +53,20 @@ class VenueOut(BaseModel):
     id: str
     name: str
     created_at: datetime
+    live_assignment_id: int | None = Field(
+        default=None, description="the venue's live (published) assignment, if any"
+    )
 
 
 class TokenIn(BaseModel):
-    name: str = Field(min_length=1, max_length=200)
+    name: SafeText = Field(min_length=1, max_length=200)
     role: Literal["chair", "viewer"]
+    expires_at: AwareDatetime | None = Field(
+        default=None, description="when the token stops working (with a time zone)"
+    )
+    expires_in_days: float | None = Field(
+        default=None, gt=0, le=3650, description="or: days from now until it stops working"
+    )
 
 
 class MeOut(BaseModel):
@@ -51,13 +75,34 @@ class MeOut(BaseModel):
     name: str
     role: Literal["admin", "chair", "viewer"]
     venue_id: str | None
+    token_id: int | None = None
+    expires_at: datetime | None = None
 
 
 class TokenOut(BaseModel):
+    id: int
     name: str
     role: str
     venue_id: str | None
+    prefix: str = Field(description="the secret's first characters, shown in listings")
+    expires_at: datetime | None
     token: str = Field(description="the secret; shown once, only its hash is stored")
+
+
+class TokenInfoOut(BaseModel):
+    """A token as listed: never its secret, only its prefix."""
+
+    id: int
+    name: str
+    role: str
+    venue_id: str | None
+    prefix: str = Field(description="the secret's first characters; empty for old tokens")
+    state: Literal["active", "revoked", "expired"]
+    created_at: datetime
+    created_by: str
+    expires_at: datetime | None
+    revoked_at: datetime | None
+    revoked_by: str
 
 
 class ReviewerOut(BaseModel):
@@ -149,48 +194,51 @@ class PairScoreOut(BaseModel):
     paper_id: str
     reviewer_id: str
     score: float
-    conflict: list[str] = Field(description="conflict reasons; empty if none")
-    bid: str | None
+    conflict: list[str] | None = Field(
+        description="conflict reasons, empty if none; null for roles that do not see them"
+    )
+    bid: str | None = Field(description="the reviewer's bid; null if none or not visible")
     explanation: dict[str, Any] | None = None
 
 
-class RequiredAttribute(BaseModel):
-    """Each paper gets at least ``min_count`` reviewers with attribute ``name`` = ``value``."""
+class RequiredAttributeIn(RequiredAttribute):
+    """:class:`services.params.RequiredAttribute` with the service's text rule on its name
+    and value (no control characters)."""
 
-    name: str = Field(min_length=1, max_length=200)
-    value: str = Field(max_length=1000)
-    min_count: int = Field(default=1, ge=0, le=1000)
+    name: SafeText = Field(min_length=1, max_length=200)
+    value: SafeText = Field(max_length=1000)
 
 
-class AssignmentIn(BaseModel):
-    reviewers_per_paper: int = Field(default=3, ge=0, le=1000)
-    min_load: int = Field(default=0, ge=0, le=10_000)
-    max_load: int = Field(default=6, ge=0, le=100_000)
-    custom_max_load: dict[str, int] = Field(
-        default_factory=dict, description="reviewer id -> max load overriding max_load"
+Count = Annotated[int, Field(ge=0, le=100_000)]
+
+
+class AssignmentIn(AssignParams):
+    """A solve request: every option of :class:`services.params.AssignParams` (the same
+    fields and defaults as the command line's ``assign``), with the service's id and text
+    rules on map keys (a reviewer id's leading ``~`` dropped, as uploads do), finite numbers
+    only, and a time limit bounded for a shared server."""
+
+    demand: dict[IdText, Count] = Field(
+        default_factory=dict,
+        description="paper id -> reviewers it needs, overriding reviewers_per_paper; the "
+        "venue's stored paper demands win over it",
+        max_length=1_000_000,
     )
-    solver: str = Field(default="auto", max_length=50)
-    time_limit: float | None = Field(default=None, gt=0, le=3600)
-    seed: int | None = Field(default=None, ge=0, le=2**31 - 1)
-    options: dict[str, Any] = Field(
-        default_factory=dict, description='solver constructor options, e.g. {"backend": "cbc"}'
+    custom_max_load: dict[ReviewerIdText, Count] = Field(
+        default_factory=dict,
+        description="reviewer id -> max load overriding max_load; the venue's stored "
+        "reviewer max loads win over it",
+        max_length=1_000_000,
+    )
+    time_limit: float | None = Field(
+        default=None, gt=0, le=3600, description="seconds a solve may take (at most an hour)"
     )
     min_score: float | None = Field(
-        default=None, description="never assign a (non-pinned) pair scoring below this"
-    )
-    max_per_affiliation: int | None = Field(
         default=None,
-        ge=1,
-        le=1000,
-        description="at most this many reviewers of one affiliation per paper",
+        allow_inf_nan=False,
+        description="never assign a (non-pinned) pair scoring below this",
     )
-    fairness_keep: float | None = Field(
-        default=None,
-        ge=0,
-        le=1,
-        description="max-min fairness over papers first, keeping this share of the best minimum",
-    )
-    require_attribute: RequiredAttribute | None = None
+    require_attribute: RequiredAttributeIn | None = None
 
 
 class AssignmentOut(BaseModel):
@@ -199,11 +247,17 @@ class AssignmentOut(BaseModel):
     venue_id: str
     job_id: int | None
     affinity_run_id: int | None
-    state: Literal["draft", "deployed", "superseded"]
+    state: Literal["draft", "live", "superseded"] = Field(
+        description="draft (chairs only, editable), live (published: what viewers see; one "
+        "per venue) or superseded (was live; publishing it again is a rollback)"
+    )
+    version: int = Field(description="bumped by every edit; publishing names it")
     parameters: dict[str, Any]
     summary: dict[str, Any]
     created_at: datetime
-    deployed_at: datetime | None
+    deployed_at: datetime | None = Field(description="when it last went live")
+    deployed_by: str = Field(description="who last published it")
+    superseded_at: datetime | None
 
 
 class AssignedPairOut(BaseModel):
@@ -215,9 +269,9 @@ class AssignedPairOut(BaseModel):
 
 
 class PairIn(BaseModel):
-    paper_id: str = Field(min_length=1, max_length=300)
-    reviewer_id: str = Field(min_length=1, max_length=300)
-    reason: str = Field(default="", max_length=1000)
+    paper_id: IdText
+    reviewer_id: ReviewerIdText
+    reason: SafeText = Field(default="", max_length=1000)
 
 
 class PinIn(PairIn):
@@ -228,10 +282,67 @@ class PinIn(PairIn):
 
 
 class SwapIn(BaseModel):
-    paper_id: str = Field(min_length=1, max_length=300)
-    remove_reviewer_id: str = Field(min_length=1, max_length=300)
-    add_reviewer_id: str = Field(min_length=1, max_length=300)
+    """Replace a reviewer of a paper: stored as a forbid of the old pair and a pin of the
+    new one, so every later solve keeps the swap."""
+
+    paper_id: IdText
+    remove_reviewer_id: ReviewerIdText
+    add_reviewer_id: ReviewerIdText
+    reason: SafeText = Field(default="", max_length=1000)
     force: bool = False
+
+
+class OverrideIn(BaseModel):
+    """Publish despite one listed violation: a pair (paper and reviewer), a reviewer's load
+    (reviewer only) or a paper's demand (paper only), with the chair's reason."""
+
+    paper_id: IdText | None = None
+    reviewer_id: ReviewerIdText | None = None
+    reason: SafeText = Field(min_length=1, max_length=1000)
+
+    @model_validator(mode="after")
+    def _names_something(self) -> OverrideIn:
+        if self.paper_id is None and self.reviewer_id is None:
+            raise ValueError("an override names a paper, a reviewer or both")
+        return self
+
+
+class DeployIn(BaseModel):
+    """The chair's confirmation: the run and the version they reviewed, and an override
+    for each hard constraint it breaks that they publish anyway."""
+
+    assignment_id: int = Field(ge=1, le=2**31 - 1)
+    version: int = Field(ge=1, le=2**31 - 1)
+    overrides: list[OverrideIn] = Field(default_factory=list, max_length=100_000)
+
+
+class ViolationOut(BaseModel):
+    kind: Literal["conflict", "bid", "forbid", "pin", "max_load", "min_load", "demand"]
+    paper_id: str | None
+    reviewer_id: str | None
+    detail: str
+
+
+class CheckOut(BaseModel):
+    """A run against the venue's current hard constraints (what publishing checks)."""
+
+    assignment_id: int
+    version: int
+    state: str
+    total: int
+    violations: list[ViolationOut]
+
+
+class PaperDemandOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    paper_id: str
+    demand: int
+
+
+class ReviewerMaxLoadOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    reviewer_id: str
+    max_load: int
 
 
 class ConflictOut(BaseModel):

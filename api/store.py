@@ -11,12 +11,14 @@ from fastapi import HTTPException, status
 from sqlalchemy import Select, func, select, update
 from sqlalchemy.orm import Session
 
+from api.jobs import JobRunner
 from api.models import (
     AffinityRun,
     AffinityScore,
     AuditEntry,
     Bid,
     Conflict,
+    Job,
     Pin,
     ReviewerRow,
     SubmissionRow,
@@ -148,6 +150,42 @@ def bump_corpus_version(session: Session, venue_id: str) -> None:
 
 def audit(session: Session, venue_id: str | None, actor: str, action: str, **detail: Any) -> None:
     session.add(AuditEntry(venue_id=venue_id, actor=actor, action=action, detail=detail))
+
+
+def start_job(
+    runner: JobRunner,
+    session: Session,
+    venue_id: str,
+    kind: str,
+    params: dict[str, Any],
+    actor: str,
+    rerun_of: int | None = None,
+) -> Job:
+    """Create a queued job row (committed, with its audit entry) and hand it to the runner."""
+    job = Job(
+        venue_id=venue_id,
+        kind=kind,
+        params=params,
+        created_by=actor,
+        rerun_of=rerun_of,
+        log=[],
+        result={},
+    )
+    session.add(job)
+    session.flush()
+    audit(
+        session,
+        venue_id,
+        actor,
+        f"job.{kind}.start",
+        job_id=job.id,
+        params=params,
+        rerun_of=rerun_of,
+    )
+    session.commit()
+    runner.submit(job.id)
+    session.refresh(job)
+    return job
 
 
 def paginate(

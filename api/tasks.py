@@ -6,19 +6,19 @@ while it works), then writes the whole result plus the job's final state in one 
 
 from __future__ import annotations
 
-import hashlib
-import math
 import shutil
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from sqlalchemy import delete
+from pydantic import ValidationError
+from sqlalchemy import delete, insert
 
-from api.jobs import Handler, JobContext, JobFailed
+from api.explain import saved_model_dir
+from api.jobs import Handler, JobCancelled, JobContext, JobFailed
+from api.limits import read_stored_limits, resolve_limits
 from api.models import AffinityRun, AffinityScore, AssignmentPair, AssignmentRow, Conflict
 from api.store import (
     bids_frame,
@@ -30,24 +30,10 @@ from api.store import (
 )
 from recommender.affinity.options import RunOptions
 from recommender.affinity.params import ScoringParams
-from recommender.corpus import Reviewer
+from services.assignment import json_safe as json_safe  # re-exported for the routers
+from services.params import AssignParams
 
 HISTOGRAM_BINS = 20
-
-
-def json_safe(value: Any) -> Any:
-    """Plain JSON types: numpy scalars to Python, NaN/inf to None, tuples to lists."""
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_safe(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, np.ndarray):
-        return json_safe(value.tolist())
-    return value
 
 
 def score_statistics(scores: npt.NDArray[np.floating[Any]]) -> dict[str, Any]:
@@ -187,13 +173,6 @@ def affinity_handler(
     return run
 
 
-def saved_model_dir(models_dir: Path, venue_id: str, job_id: int) -> Path:
-    """Where the fitted model of an affinity job is kept: one folder per venue (named by a
-    digest, whatever characters the venue id holds), one per job."""
-    venue_key = hashlib.sha256(venue_id.encode("utf-8")).hexdigest()[:24]
-    return models_dir / venue_key / f"job-{job_id}"
-
-
 def _save_model(model: Any, models_dir: Path | None, venue_id: str, job_id: int) -> Path | None:
     """Keep the fitted model of a run for explanations, and only the newest run's per venue
     (explanations are of the latest run). None if not kept: a failure to save costs speed
@@ -278,122 +257,99 @@ def _write_affinity_run(
         session.commit()
 
 
-def build_side_constraints(params: dict[str, Any], reviewers: Sequence[Reviewer]) -> list[Any]:
-    """matching side constraints from the request's options; reviewer order as ``reviewers``."""
-    from matching import Fairness, MaxPerGroup, MinScore, RequireAttribute
+class AssignmentJobParams(AssignParams):
+    """The assignment job's parameters: the solve request plus the affinity run it reads."""
 
-    constraints: list[Any] = []
-    if params.get("min_score") is not None:
-        constraints.append(MinScore(float(params["min_score"])))
-    if params.get("max_per_affiliation") is not None:
-        groups = np.array(
-            [" ".join(r.affiliation.split()).casefold() for r in reviewers], dtype=object
-        )
-        constraints.append(MaxPerGroup(groups, int(params["max_per_affiliation"])))
-    if params.get("fairness_keep") is not None:
-        constraints.append(Fairness(float(params["fairness_keep"])))
-    required = params.get("require_attribute")
-    if required:
-        mask = np.array(
-            [r.attributes.get(required["name"]) == required["value"] for r in reviewers]
-        )
-        constraints.append(
-            RequireAttribute(mask, int(required.get("min_count", 1)), name=required["name"])
-        )
-    return constraints
+    affinity_run_id: int
 
 
-def assignment_handler(solve: Callable[..., Any] | None = None) -> Handler:
+def assignment_handler() -> Handler:
+    """The solve job: stored scores, conflicts (detected, uploaded, Not Willing bids,
+    forbids) and pins of the venue through :func:`services.assignment.assign`, the same
+    service the command line calls."""
+
     def run(ctx: JobContext) -> None:
-        from matching import AssignmentProblem, Infeasible
+        from matching import Infeasible
+        from matching.monitor import SolveCancelled
+        from recommender.corpus import InputError
+        from recommender.io import ScoreTable
+        from services import assignment as service
+        from services.errors import NoAssignment, OptionError
+        from services.problem import AssignInputs, Rows
 
-        solver_function = solve
-        if solver_function is None:
-            from matching import solve as solver_function
-
-        params = ctx.params
+        try:
+            params = AssignmentJobParams.model_validate(ctx.params)
+        except ValidationError as error:
+            raise JobFailed(f"bad assignment parameters: {error}") from error
         with ctx.session() as session:
-            run_row = session.get(AffinityRun, params["affinity_run_id"])
+            run_row = session.get(AffinityRun, params.affinity_run_id)
             if run_row is None or run_row.venue_id != ctx.venue_id:
-                raise JobFailed(f"affinity run {params['affinity_run_id']} not found")
+                raise JobFailed(f"affinity run {params.affinity_run_id} not found")
             reviewers, submissions = load_corpus(session, ctx.venue_id)
             scores = scores_frame(session, run_row.id)
             conflicts = conflicts_frame(session, ctx.venue_id)
             pins = pins_frame(session, ctx.venue_id)
-        paper_ids = [s.id for s in submissions]
-        reviewer_ids = [r.id for r in reviewers]
-        scores = scores[
-            scores["paper_id"].isin(paper_ids) & scores["reviewer_id"].isin(reviewer_ids)
-        ]
-        conflicts = conflicts[
-            conflicts["paper_id"].isin(paper_ids) & conflicts["reviewer_id"].isin(reviewer_ids)
-        ]
-        pins = pins[pins["paper_id"].isin(paper_ids) & pins["reviewer_id"].isin(reviewer_ids)]
-        stored = set(zip(scores["paper_id"], scores["reviewer_id"], strict=True))
-        missing = [
-            (p, r)
-            for p, r in zip(pins["paper_id"], pins["reviewer_id"], strict=True)
-            if (p, r) not in stored
-        ]
-        if missing:
-            raise JobFailed(
-                f"pinned pair(s) {missing[:5]} have no score in affinity run {run_row.id}; "
-                "recompute affinities"
+            bids = bids_frame(session, ctx.venue_id)
+            # the venue's stored demand and max loads win over the request's maps, which
+            # win over its defaults (as files over flags on the command line)
+            stored = read_stored_limits(session, ctx.venue_id)
+            limits = resolve_limits(
+                session, ctx.venue_id, params.model_dump(exclude={"affinity_run_id"}), stored
             )
-        max_load = pd.Series(int(params["max_load"]), index=pd.Index(reviewer_ids), dtype=np.int64)
-        for reviewer_id, load in params.get("custom_max_load", {}).items():
-            if reviewer_id not in max_load.index:
-                raise JobFailed(f"custom_max_load names unknown reviewer {reviewer_id!r}")
-            max_load[reviewer_id] = int(load)
-        min_load = np.minimum(int(params["min_load"]), max_load.to_numpy())
-        side_constraints = build_side_constraints(params, reviewers)
+        source = f"affinity run {run_row.id}"
+        try:
+            table = ScoreTable.from_frame(scores, source=source)
+        except InputError as error:
+            raise JobFailed(f"cannot read the stored scores: {error}") from error
+        inputs = AssignInputs(
+            scores=table,
+            conflicts=Rows(conflicts, "venue conflicts"),
+            pins=Rows(pins, "venue pins"),
+            # stored scores already hold the bid preferences (affinity job); bids here
+            # only exclude Not Willing pairs
+            bids=Rows(bids, "venue bids"),
+            fold_bids=False,
+            demand=Rows(stored.demand_rows(), "the venue's stored paper demands"),
+            max_loads=Rows(stored.max_load_rows(), "the venue's stored reviewer max loads"),
+            reviewers=reviewers,
+            reviewers_source=f"the reviewers of venue {ctx.venue_id}",
+            paper_ids=[s.id for s in submissions],
+            reviewer_ids=[r.id for r in reviewers],
+        )
+        params_only = AssignParams.model_validate(params.model_dump(exclude={"affinity_run_id"}))
         ctx.progress(0.1, "building the assignment problem", force=True)
         try:
-            problem = AssignmentProblem.from_pairs(
-                scores["paper_id"].to_numpy(),
-                scores["reviewer_id"].to_numpy(),
-                scores["score"].to_numpy(),
-                demand=int(params["reviewers_per_paper"]),
-                min_load=min_load,
-                max_load=max_load.to_numpy(),
-                conflicts=conflicts[["paper_id", "reviewer_id"]] if len(conflicts) else None,
-                forced=pins if len(pins) else None,
-                paper_ids=paper_ids,
-                reviewer_ids=reviewer_ids,
-                side_constraints=side_constraints,
-            )
-        except ValueError as error:
+            # the solver's stage, incumbent and bound fill the job's 0.2-0.9 progress band;
+            # a cancel stops it (SolveCancelled), recorded as a cancel, not a failure
+            result = service.assign(inputs, params_only, monitor=ctx.solve_monitor(0.2, 0.9))
+        except InputError as error:
             raise JobFailed(f"cannot build the assignment problem: {error}") from error
-        ctx.log(
-            f"problem: {problem.n_papers} papers, {problem.n_reviewers} reviewers, "
-            f"{problem.n_pairs} candidate pairs, {int(problem.forced.sum())} pinned"
-        )
-        ctx.progress(0.2, f"solving with {params.get('solver', 'auto')}", force=True)
-        try:
-            assignment = solver_function(
-                problem,
-                solver=params.get("solver", "auto"),
-                time_limit=params.get("time_limit"),
-                seed=params.get("seed"),
-                **params.get("options", {}),
-            )
+        except OptionError as error:
+            raise JobFailed(f"{error.option}: {error.message}") from error
         except Infeasible as infeasible:
             raise JobFailed(f"infeasible: {infeasible.diagnosis}") from infeasible
-        except (ValueError, TypeError) as error:
-            raise JobFailed(f"solver rejected the problem: {error}") from error
+        except NoAssignment as error:
+            raise JobFailed(str(error)) from error
+        except SolveCancelled as error:
+            raise JobCancelled() from error
+        for warning in result.warnings:
+            ctx.log(f"warning: {warning}")
+        ctx.log(
+            f"problem: {result.problem.n_papers} papers, {result.problem.n_reviewers} "
+            f"reviewers, {result.problem.n_pairs} candidate pairs, "
+            f"{int(result.problem.forced.sum())} pinned; {result.solver.reason}"
+        )
         ctx.check_cancelled()
         ctx.progress(0.9, "writing the assignment", force=True)
-        pairs = assignment.pairs()
-        pinned = set(zip(pins["paper_id"], pins["reviewer_id"], strict=True))
-        summary = json_safe(assignment.summary())
+        pairs = result.pairs()
         with ctx.session() as session:
             row = AssignmentRow(
                 venue_id=ctx.venue_id,
                 job_id=ctx.job_id,
                 affinity_run_id=run_row.id,
                 state="draft",
-                parameters=json_safe({k: v for k, v in params.items() if k != "affinity_run_id"}),
-                summary=summary,
+                parameters=params_only.model_dump(mode="json"),
+                summary=json_safe({**result.summary, "limits": limits.describe()}),
             )
             session.add(row)
             session.flush()
@@ -403,21 +359,19 @@ def assignment_handler(solve: Callable[..., Any] | None = None) -> Handler:
                     "paper_id": p,
                     "reviewer_id": r,
                     "score": float(s),
-                    "pinned": (p, r) in pinned,
+                    "pinned": bool(pinned),
                 }
-                for p, r, s in zip(
-                    pairs["paper_id"], pairs["reviewer_id"], pairs["score"], strict=True
+                for p, r, s, pinned in zip(
+                    pairs["paper_id"],
+                    pairs["reviewer_id"],
+                    pairs["score"],
+                    pairs["pinned"],
+                    strict=True,
                 )
             ]
             if pair_rows:
-                session.execute(AssignmentPair.__table__.insert(), pair_rows)
-            ctx.finish(
-                session,
-                {
-                    "assignment_id": row.id,
-                    "pairs": len(pair_rows),
-                },
-            )
+                session.execute(insert(AssignmentPair), pair_rows)
+            ctx.finish(session, {"assignment_id": row.id, "pairs": len(pair_rows)})
             session.commit()
 
     return run

@@ -10,7 +10,7 @@ may not be (checked by max flow), so pruning never turns a feasible venue infeas
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -20,8 +20,10 @@ from matching.diagnose import diagnose
 from matching.problem import AssignmentProblem, FloatArray, Infeasible, IntArray, sorted_member
 from matching.topk import TopK, merge_top_k, offset_rows, top_k_rows
 
-ScoreSource = npt.NDArray[np.floating] | Callable[[], Iterable[np.ndarray]] | Iterable[np.ndarray]
-PairMask = tuple[npt.ArrayLike, npt.ArrayLike] | sp.spmatrix | sp.sparray | np.ndarray
+ScoreSource: TypeAlias = (
+    npt.NDArray[np.floating] | Callable[[], Iterable[np.ndarray]] | Iterable[np.ndarray]
+)
+PairMask: TypeAlias = tuple[npt.ArrayLike, npt.ArrayLike] | sp.spmatrix | sp.sparray | np.ndarray
 
 
 def top_k_pairs(
@@ -62,8 +64,10 @@ def top_k_pairs(
     for block in _chain(first, blocks):
         values = np.array(block, dtype=np.float64)
         if values.ndim != 2 or values.shape[1] != n_reviewers:
-            raise ValueError(f"score block at row {row0} has shape {values.shape}, "
-                             f"expected (rows, {n_reviewers})")
+            raise ValueError(
+                f"score block at row {row0} has shape {values.shape}, "
+                f"expected (rows, {n_reviewers})"
+            )
         if not np.all(np.isfinite(values)):
             bad = np.argwhere(~np.isfinite(values))[0]
             raise ValueError(f"score at (paper {row0 + bad[0]}, reviewer {bad[1]}) is not finite")
@@ -133,12 +137,15 @@ def sparse_problem(
             forced_mask = sorted_member(np.sort(forced_p * shape[1] + forced_r), keys)
         if conflicts is not None and np.any(forced_mask):
             conflict_p, conflict_r = _as_index_arrays(conflicts, shape)
-            clash = sorted_member(np.sort(conflict_p * shape[1] + conflict_r),
-                                  paper * shape[1] + reviewer)
+            clash = sorted_member(
+                np.sort(conflict_p * shape[1] + conflict_r), paper * shape[1] + reviewer
+            )
             if np.any(clash & forced_mask):
                 i = int(np.flatnonzero(clash & forced_mask)[0])
-                raise ValueError(f"pair ({paper_ids[paper[i]]}, {reviewer_ids[reviewer[i]]}) "
-                                 "is both forced and a conflict")
+                raise ValueError(
+                    f"pair ({paper_ids[paper[i]]}, {reviewer_ids[reviewer[i]]}) "
+                    "is both forced and a conflict"
+                )
         problem = AssignmentProblem(
             paper_ids=tuple(paper_ids),
             reviewer_ids=tuple(reviewer_ids),
@@ -159,8 +166,10 @@ def sparse_problem(
         if k >= shape[1] and k_reviewer >= shape[0]:
             raise Infeasible(diagnosis)
         if not reread:
-            raise ValueError("the sparse problem is infeasible and K must grow, but the score "
-                             "blocks cannot be read twice; pass an array or a callable")
+            raise ValueError(
+                "the sparse problem is infeasible and K must grow, but the score "
+                "blocks cannot be read twice; pass an array or a callable"
+            )
         k, k_reviewer = min(2 * k, shape[1]), min(2 * k_reviewer, shape[0])
 
 

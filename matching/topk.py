@@ -64,7 +64,13 @@ def top_k_rows(values: FloatMatrix, k: int) -> TopK:
         above = values > threshold
         at = values == threshold
         room = take - above.sum(axis=1, keepdims=True)
-        keep = above | (at & (np.cumsum(at, axis=1) <= room))
+        keep = above | at
+        # Rows with more entries at the threshold than room keep the lowest columns; a
+        # cumulative count over those rows only (rare with real-valued scores).
+        tied = np.flatnonzero(at.sum(axis=1) > room[:, 0])
+        if tied.size:
+            at_tied = at[tied]
+            keep[tied] = above[tied] | (at_tied & (np.cumsum(at_tied, axis=1) <= room[tied]))
         columns = np.nonzero(keep)[1].reshape(m, take)
     else:
         columns = np.broadcast_to(np.arange(n), (m, n))

@@ -88,7 +88,7 @@ def dask_client(
             threads_per_worker=threads_per_worker,
             processes=processes,
             dashboard_address=":0",
-            silence_logs=40,
+            silence_logs=50,  # CRITICAL: task errors surface as exceptions; shutdown races need not
         ) as cluster,
         Client(cluster) as local,
     ):

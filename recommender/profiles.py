@@ -9,14 +9,16 @@ venue's corpus changes; vectors from different fits are not comparable.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
+from joblib import Parallel, delayed
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from recommender.embeddings import (
@@ -33,12 +35,95 @@ from recommender.fast_encoder import FastEncoder, choose_backend
 # Words of 2+ characters starting with a letter; keeps "bert", "gpt-3"-style tokens split at
 # the hyphen, drops bare numbers (years, table values) that carry no topic.
 TOKEN_PATTERN = r"(?u)\b[^\W\d_][\w]+\b"
+_UNICODE_TOKEN = re.compile(TOKEN_PATTERN)
+# The same pattern with ASCII classes: identical on ASCII text, and faster.
+_ASCII_TOKEN = re.compile(r"(?a)\b[^\W\d_][\w]+\b")
+
+PARALLEL_MIN_TEXTS = 50_000
+"""Below this many texts TF-IDF counting stays in one process (starting workers costs more)."""
+
+
+def tokenize(text: str) -> list[str]:
+    """The tokens of :data:`TOKEN_PATTERN` in ``text`` (already lowercased)."""
+    return (_ASCII_TOKEN if text.isascii() else _UNICODE_TOKEN).findall(text)
+
+
+class _CountingVectorizer(TfidfVectorizer):
+    """scikit-learn's TfidfVectorizer whose term counting (the per-token Python loop) runs
+    in ``workers`` processes on large inputs; every other step is scikit-learn's own.
+
+    The merged counts are exactly scikit-learn's: each worker counts a contiguous share of
+    the texts with the parent class's ``_count_vocab``; the vocabulary is numbered by first
+    appearance as one pass would number it (the first share's terms, then the new terms of
+    the next share in their order of appearance...), and rows are sorted by that number,
+    as one pass sorts them. So vocabulary, IDF and vectors do not depend on ``workers``.
+    """
+
+    workers = 1
+
+    def _count_vocab(self, raw_documents: Any, fixed_vocab: bool) -> tuple[dict[str, int], Any]:
+        documents = list(raw_documents)
+        if fixed_vocab or self.workers < 2 or len(documents) < PARALLEL_MIN_TEXTS:
+            return super()._count_vocab(documents, fixed_vocab)
+        shares = np.array_split(np.arange(len(documents)), self.workers)
+        parts = [documents[int(share[0]) : int(share[-1]) + 1] for share in shares if share.size]
+        settings = self.get_params()
+        # joblib's loky processes: fresh interpreters (no fork of a threaded process, no
+        # re-import of the caller's __main__), reused across calls.
+        counted = Parallel(n_jobs=len(parts))(
+            delayed(_count_share)(settings, part) for part in parts
+        )
+        return self._merge_counts(list(counted), sum(len(part) for part in parts))
+
+    def _merge_counts(
+        self, counted: list[tuple[list[str], Any, Any, Any]], n_documents: int
+    ) -> tuple[dict[str, int], Any]:
+        vocabulary: dict[str, int] = {}
+        indices, data, lengths = [], [], []
+        for terms, share_indices, share_indptr, share_data in counted:
+            for term in terms:
+                vocabulary.setdefault(term, len(vocabulary))
+            numbers = np.fromiter((vocabulary[t] for t in terms), np.int64, count=len(terms))
+            indices.append(numbers[share_indices])
+            data.append(share_data)
+            lengths.append(np.diff(share_indptr))
+        nnz = sum(len(part) for part in indices)
+        index_dtype = np.int64 if nnz > np.iinfo(np.int32).max else np.int32
+        indptr = np.zeros(n_documents + 1, dtype=index_dtype)
+        np.cumsum(np.concatenate(lengths), out=indptr[1:])
+        counts = sp.csr_array(
+            (np.concatenate(data), np.concatenate(indices).astype(index_dtype), indptr),
+            shape=(n_documents, len(vocabulary)),
+            dtype=self.dtype,
+        )
+        counts.sort_indices()
+        return vocabulary, _sklearn_sparse(counts)
+
+
+def _count_share(settings: dict[str, Any], documents: list[str]) -> tuple[list[str], Any, Any, Any]:
+    """Term counts of ``documents`` by scikit-learn's own loop: (terms in order of first
+    appearance, CSR indices, indptr, data)."""
+    vectorizer = TfidfVectorizer(**settings)
+    vocabulary, counts = TfidfVectorizer._count_vocab(vectorizer, documents, False)
+    counts = sp.csr_array(counts)
+    return list(vocabulary), counts.indices, counts.indptr, counts.data
+
+
+def _sklearn_sparse(matrix: Any) -> Any:
+    """The sparse container scikit-learn's own ``_count_vocab`` returns in this version."""
+    try:
+        from sklearn.feature_extraction.text import _align_api_if_sparse
+    except ImportError:  # versions before sparse-array support return csr_matrix
+        return sp.csr_matrix(matrix)
+    return _align_api_if_sparse(matrix)
 
 
 class TfidfProfiler:
     """Sparse TF-IDF vectors (sublinear tf, English stop words, L2-normalised rows).
 
     ``min_df``/``max_df`` follow scikit-learn (int = document count, float = fraction).
+    ``workers``: processes that count terms when fitting on at least
+    :data:`PARALLEL_MIN_TEXTS` texts (same vectors whatever the number).
     """
 
     def __init__(
@@ -49,7 +134,9 @@ class TfidfProfiler:
         max_df: int | float = 0.5,
         sublinear_tf: bool = True,
         stop_words: str | None = "english",
+        workers: int = 1,
     ):
+        self.workers = workers
         self.ngram_range = ngram_range
         self.min_df = min_df
         self.max_df = max_df
@@ -67,10 +154,11 @@ class TfidfProfiler:
         min_df, max_df = self.min_df, self.max_df
         if isinstance(max_df, float) and n_texts < 20:
             max_df = 1.0  # a fraction of a handful of texts would drop everything
-        return TfidfVectorizer(
+        vectorizer = _CountingVectorizer(
             lowercase=True,
             strip_accents="unicode",
-            token_pattern=TOKEN_PATTERN,
+            tokenizer=tokenize,
+            token_pattern=None,
             stop_words=self.stop_words,
             ngram_range=self.ngram_range,
             min_df=min_df,
@@ -79,6 +167,8 @@ class TfidfProfiler:
             norm="l2",
             dtype=np.float32,
         )
+        vectorizer.workers = self.workers
+        return vectorizer
 
     def _fit(self, texts: Sequence[str], *, keep_vectors: bool) -> sp.csr_matrix | None:
         vectorizer = self._vectorizer(len(texts))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from api.cli import main
+from cli.main import main
 
 
 def _write_archive(directory: Path, reviewer_id: str, titles: list[str]) -> None:

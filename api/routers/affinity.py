@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-from collections.abc import Iterator
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from fastapi import APIRouter, HTTPException, Query, Request, status
+from fastapi import APIRouter, HTTPException, status
 from fastapi.responses import StreamingResponse
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from api.auth import Reader, Writer
-from api.dependencies import Limit, Offset, RunOptionsDep, SessionDep
+from api.auth import ChairReader, Principal, Reader, Writer
+from api.dependencies import Explainers, Limit, Offset, Runner, RunOptionsDep, SessionDep
+from api.exports import ExportFormat, stream_rows
+from api.ids import PaperIdPath, ReviewerIdPath, VenueIdPath
 from api.models import AffinityScore, Conflict, Job
+from api.pairs import pair_score
 from api.schemas import (
     AffinityJobIn,
     AffinityModelsOut,
@@ -26,7 +25,6 @@ from api.schemas import (
     PairScoreOut,
 )
 from api.store import (
-    audit,
     corpus_version,
     latest_run,
     paginate,
@@ -34,56 +32,21 @@ from api.store import (
     require_paper,
     require_reviewer,
     require_run,
+    start_job,
 )
+from api.visibility import sees_marks
 from recommender.affinity.params import ScoringParams
 
 router = APIRouter(tags=["affinity"])
-ExportFormat = Annotated[Literal["csv", "json"], Query(alias="format")]
-
-
-def start_job(
-    request: Request,
-    session: Session,
-    venue_id: str,
-    kind: str,
-    params: dict[str, Any],
-    actor: str,
-    rerun_of: int | None = None,
-) -> Job:
-    """Create a queued job row (committed) and hand it to the runner."""
-    job = Job(
-        venue_id=venue_id,
-        kind=kind,
-        params=params,
-        created_by=actor,
-        rerun_of=rerun_of,
-        log=[],
-        result={},
-    )
-    session.add(job)
-    session.flush()
-    audit(
-        session,
-        venue_id,
-        actor,
-        f"job.{kind}.start",
-        job_id=job.id,
-        params=params,
-        rerun_of=rerun_of,
-    )
-    session.commit()
-    request.app.state.jobs.submit(job.id)
-    session.refresh(job)
-    return job
 
 
 @router.post(
     "/venues/{venue_id}/affinity/jobs", status_code=status.HTTP_202_ACCEPTED, response_model=JobOut
 )
 def compute_affinities(
-    venue_id: str,
+    venue_id: VenueIdPath,
     body: AffinityJobIn,
-    request: Request,
+    runner: Runner,
     principal: Writer,
     session: SessionDep,
     options: RunOptionsDep,
@@ -98,11 +61,13 @@ def compute_affinities(
             f"offers {', '.join(options.model_names())}",
         )
     params = {"config": body.config.to_dict(), "top_n": body.top_n}
-    return start_job(request, session, venue_id, "affinity", params, principal.name)
+    return start_job(runner, session, venue_id, "affinity", params, principal.name)
 
 
 @router.get("/venues/{venue_id}/affinity/models", response_model=AffinityModelsOut)
-def affinity_models(venue_id: str, principal: Reader, options: RunOptionsDep) -> AffinityModelsOut:
+def affinity_models(
+    venue_id: VenueIdPath, principal: Reader, options: RunOptionsDep
+) -> AffinityModelsOut:
     """The embedding models this server offers (``config.model`` of an affinity job) and
     the default scoring parameters (the same as the command line's)."""
     return AffinityModelsOut(
@@ -125,7 +90,9 @@ def _run_out(session: Session, run: Any) -> AffinityRunOut:
 
 
 @router.get("/venues/{venue_id}/affinity", response_model=AffinityRunOut)
-def get_affinity_run(venue_id: str, principal: Reader, session: SessionDep) -> AffinityRunOut:
+def get_affinity_run(
+    venue_id: VenueIdPath, principal: Reader, session: SessionDep
+) -> AffinityRunOut:
     """The latest affinity run: configuration, score histogram and summary statistics
     (404 while the venue has none)."""
     run = latest_run(session, venue_id)
@@ -138,83 +105,52 @@ def get_affinity_run(venue_id: str, principal: Reader, session: SessionDep) -> A
     return _run_out(session, run)
 
 
-def pair_score(
-    request: Request,
-    session: Session,
-    venue_id: str,
-    paper_id: str,
-    reviewer_id: str,
-    *,
-    explain: bool,
-    store: bool,
-) -> PairScoreOut:
-    """Score of a pair from the latest run; a pair not stored is computed (and, with
-    ``store``, kept as a requested pair)."""
-    run = require_run(session, venue_id)
-    require_paper(session, venue_id, paper_id)
-    require_reviewer(session, venue_id, reviewer_id)
-    stored = session.get(AffinityScore, (run.id, paper_id, reviewer_id))
-    explanation = None
-    if stored is None or explain:
-        model, _stale = request.app.state.explainers.model(session, run)
-        evidence = model.explain(paper_id, reviewer_id)
-        explanation = evidence.to_dict() if explain else None
-        score = float(stored.score) if stored is not None else float(evidence.score)
-        if stored is None and store:
-            session.add(
-                AffinityScore(
-                    run_id=run.id,
-                    paper_id=paper_id,
-                    reviewer_id=reviewer_id,
-                    score=score,
-                    requested=True,
-                )
-            )
-            session.commit()
-    else:
-        score = float(stored.score)
-    conflicts, bids = pair_marks(session, venue_id, [(paper_id, reviewer_id)])
-    return PairScoreOut(
-        paper_id=paper_id,
-        reviewer_id=reviewer_id,
-        score=score,
-        conflict=conflicts.get((paper_id, reviewer_id), []),
-        bid=bids.get((paper_id, reviewer_id)),
-        explanation=explanation,
-    )
-
-
 @router.get(
     "/venues/{venue_id}/affinity/pairs/{paper_id}/{reviewer_id}", response_model=PairScoreOut
 )
 def get_pair(
-    venue_id: str,
-    paper_id: str,
-    reviewer_id: str,
-    request: Request,
+    venue_id: VenueIdPath,
+    paper_id: PaperIdPath,
+    reviewer_id: ReviewerIdPath,
+    explainers: Explainers,
     principal: Reader,
     session: SessionDep,
     explain: bool = True,
 ) -> PairScoreOut:
-    """A pair's score, conflicts, bid and (``explain=true``) the evidence behind it."""
+    """A pair's score, conflicts, bid and (``explain=true``) the evidence behind it. A pair
+    the latest run did not store is scored on the fly (and not stored: reads change
+    nothing). Viewers get null conflicts and bid."""
     return pair_score(
-        request, session, venue_id, paper_id, reviewer_id, explain=explain, store=True
+        explainers,
+        session,
+        venue_id,
+        paper_id,
+        reviewer_id,
+        explain=explain,
+        store=False,
+        marks=sees_marks(principal, venue_id),
     )
 
 
 def _scored_page(
-    session: Session, venue_id: str, query: Any, limit: int, offset: int
+    session: Session,
+    venue_id: str,
+    query: Any,
+    limit: int,
+    offset: int,
+    principal: Principal,
 ) -> dict[str, Any]:
     total = session.scalar(select(func.count()).select_from(query.order_by(None).subquery())) or 0
     rows = session.execute(query.limit(limit).offset(offset)).all()
     pairs = [(r.paper_id, r.reviewer_id) for r in rows]
-    conflicts, bids = pair_marks(session, venue_id, pairs)
+    marks = sees_marks(principal, venue_id)
+    conflicts, bids = pair_marks(session, venue_id, pairs) if marks else ({}, {})
     items = [
         PairScoreOut(
             paper_id=r.paper_id,
             reviewer_id=r.reviewer_id,
             score=r.score,
-            conflict=conflicts.get((r.paper_id, r.reviewer_id), []),
+            conflict=conflicts.get((r.paper_id, r.reviewer_id), []) if marks else None,
             bid=bids.get((r.paper_id, r.reviewer_id)),
         )
         for r in rows
@@ -224,14 +160,14 @@ def _scored_page(
 
 @router.get("/venues/{venue_id}/papers/{paper_id}/reviewers", response_model=Page[PairScoreOut])
 def top_reviewers(
-    venue_id: str,
-    paper_id: str,
+    venue_id: VenueIdPath,
+    paper_id: PaperIdPath,
     principal: Reader,
     session: SessionDep,
     limit: Limit = 10,
     offset: Offset = 0,
 ) -> dict[str, Any]:
-    """Stored reviewers of a paper, best first, with conflicts and bids marked."""
+    """Stored reviewers of a paper, best first, with conflicts and bids marked (chairs)."""
     run = require_run(session, venue_id)
     require_paper(session, venue_id, paper_id)
     query = (
@@ -239,19 +175,19 @@ def top_reviewers(
         .where(AffinityScore.run_id == run.id, AffinityScore.paper_id == paper_id)
         .order_by(AffinityScore.score.desc(), AffinityScore.reviewer_id)
     )
-    return _scored_page(session, venue_id, query, limit, offset)
+    return _scored_page(session, venue_id, query, limit, offset, principal)
 
 
 @router.get("/venues/{venue_id}/reviewers/{reviewer_id}/papers", response_model=Page[PairScoreOut])
 def top_papers(
-    venue_id: str,
-    reviewer_id: str,
+    venue_id: VenueIdPath,
+    reviewer_id: ReviewerIdPath,
     principal: Reader,
     session: SessionDep,
     limit: Limit = 10,
     offset: Offset = 0,
 ) -> dict[str, Any]:
-    """Stored papers of a reviewer, best first, with conflicts and bids marked."""
+    """Stored papers of a reviewer, best first, with conflicts and bids marked (chairs)."""
     run = require_run(session, venue_id)
     require_reviewer(session, venue_id, reviewer_id)
     query = (
@@ -259,43 +195,12 @@ def top_papers(
         .where(AffinityScore.run_id == run.id, AffinityScore.reviewer_id == reviewer_id)
         .order_by(AffinityScore.score.desc(), AffinityScore.paper_id)
     )
-    return _scored_page(session, venue_id, query, limit, offset)
-
-
-def stream_rows(
-    rows: Iterator[tuple[Any, ...]], header: list[str], fmt: str, filename: str
-) -> StreamingResponse:
-    """CSV (OpenReview style, with header) or a JSON list of objects."""
-
-    def as_csv() -> Iterator[str]:
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(header)
-        for row in rows:
-            writer.writerow(row)
-            if buffer.tell() > 65536:
-                yield buffer.getvalue()
-                buffer.seek(0)
-                buffer.truncate()
-        yield buffer.getvalue()
-
-    def as_json() -> Iterator[str]:
-        yield "["
-        for index, row in enumerate(rows):
-            yield ("," if index else "") + json.dumps(dict(zip(header, row, strict=True)))
-        yield "]"
-
-    media = "text/csv" if fmt == "csv" else "application/json"
-    return StreamingResponse(
-        as_csv() if fmt == "csv" else as_json(),
-        media_type=media,
-        headers={"Content-Disposition": f'attachment; filename="{filename}.{fmt}"'},
-    )
+    return _scored_page(session, venue_id, query, limit, offset, principal)
 
 
 @router.get("/venues/{venue_id}/affinity/export", response_class=StreamingResponse)
 def export_affinities(
-    venue_id: str, principal: Reader, session: SessionDep, fmt: ExportFormat = "csv"
+    venue_id: VenueIdPath, principal: Reader, session: SessionDep, fmt: ExportFormat = "csv"
 ) -> StreamingResponse:
     """Stored scores as ``paper_id,reviewer_id,score`` (OpenReview affinity CSV)."""
     run = require_run(session, venue_id)
@@ -311,8 +216,13 @@ def export_affinities(
 
 @router.get("/venues/{venue_id}/conflicts", response_model=Page[ConflictOut])
 def list_conflicts(
-    venue_id: str, principal: Reader, session: SessionDep, limit: Limit = 100, offset: Offset = 0
+    venue_id: VenueIdPath,
+    principal: ChairReader,
+    session: SessionDep,
+    limit: Limit = 100,
+    offset: Offset = 0,
 ) -> dict[str, Any]:
+    """Conflicts of interest with their source and reason (chairs and admins only)."""
     query = (
         select(Conflict)
         .where(Conflict.venue_id == venue_id)
@@ -324,9 +234,10 @@ def list_conflicts(
 
 @router.get("/venues/{venue_id}/conflicts/export", response_class=StreamingResponse)
 def export_conflicts(
-    venue_id: str, principal: Reader, session: SessionDep, fmt: ExportFormat = "csv"
+    venue_id: VenueIdPath, principal: ChairReader, session: SessionDep, fmt: ExportFormat = "csv"
 ) -> StreamingResponse:
-    """Conflicts as ``paper_id,reviewer_id,-1`` (OpenReview constraint convention), one per pair."""
+    """Conflicts as ``paper_id,reviewer_id,-1`` (OpenReview constraint convention), one per
+    pair (chairs and admins only)."""
     rows = session.execute(
         select(Conflict.paper_id, Conflict.reviewer_id)
         .where(Conflict.venue_id == venue_id)

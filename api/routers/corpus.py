@@ -2,29 +2,29 @@
 
 Every upload is parsed completely by :mod:`recommender.io` before anything is written and
 then stored in one transaction: it is applied whole or not at all. Re-uploading an id
-updates that reviewer or submission.
+updates that reviewer or submission. Upload routes are plain ``def`` functions, run on the
+thread pool: parsing a large file never blocks the event loop (see :mod:`api.uploads`).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import pandas as pd
-from fastapi import (
-    APIRouter,
-    Body,
-    File,
-    HTTPException,
-    Request,
-    UploadFile,
-    status,
-)
+from fastapi import APIRouter, File, UploadFile
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from api.auth import Reader, Writer
 from api.dependencies import Limit, Offset, SessionDep
+from api.ids import (
+    PaperIdPath,
+    ReviewerIdPath,
+    VenueIdPath,
+    check_reviewers,
+    check_submissions,
+    text_problem,
+)
 from api.models import Bid, Conflict, Pin, ReviewerRow, SubmissionRow
 from api.schemas import Page, ReviewerOut, SubmissionOut, UploadResult
 from api.store import (
@@ -37,6 +37,15 @@ from api.store import (
     submission_to_row,
     upsert,
 )
+from api.uploads import (
+    CollectionPaused,
+    RawBody,
+    SettingsDep,
+    archive_limits,
+    json_list_body,
+    upload_bytes,
+    upload_name,
+)
 from recommender.bids import EXCLUDING_BIDS
 from recommender.corpus import InputError, Problem, Reviewer, Submission
 from recommender.io import (
@@ -47,6 +56,7 @@ from recommender.io import (
 )
 
 router = APIRouter(tags=["corpus"])
+BID_LABEL_MAX_LENGTH = 50  # the bids table's label column
 
 REVIEWERS_EXAMPLE = [
     {
@@ -62,21 +72,10 @@ SUBMISSIONS_EXAMPLE = [
 ]
 
 
-async def read_upload(request: Request, upload: UploadFile) -> bytes:
-    """The file's bytes, or 413 if it exceeds the configured upload limit."""
-    limit: int = request.app.state.settings.max_upload_bytes
-    content = await upload.read(limit + 1)
-    if len(content) > limit:
-        raise HTTPException(
-            status.HTTP_413_CONTENT_TOO_LARGE,
-            f"{upload.filename or 'upload'}: larger than the upload limit of {limit} bytes",
-        )
-    return content
-
-
 def _store_reviewers(
     session: Session, venue_id: str, actor: str, reviewers: tuple[Reviewer, ...], source: str
 ) -> UploadResult:
+    check_reviewers(reviewers, source)
     created, updated = upsert(
         session, ReviewerRow, venue_id, [reviewer_to_row(venue_id, r) for r in reviewers]
     )
@@ -98,6 +97,7 @@ def _store_reviewers(
 def _store_submissions(
     session: Session, venue_id: str, actor: str, submissions: tuple[Submission, ...], source: str
 ) -> UploadResult:
+    check_submissions(submissions, source)
     created, updated = upsert(
         session, SubmissionRow, venue_id, [submission_to_row(venue_id, s) for s in submissions]
     )
@@ -117,11 +117,12 @@ def _store_submissions(
 
 
 @router.post("/venues/{venue_id}/reviewers/upload", response_model=UploadResult)
-async def upload_reviewers(
-    venue_id: str,
-    request: Request,
+def upload_reviewers(
+    venue_id: VenueIdPath,
+    settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
+    _gc: CollectionPaused,
     file: Annotated[
         UploadFile,
         File(description="reviewers .csv/.json/.jsonl, a ~id.jsonl archive or a .zip of them"),
@@ -131,64 +132,70 @@ async def upload_reviewers(
     ] = None,
 ) -> UploadResult:
     """Upload reviewers from a file; 422 lists every bad row, nothing is stored then."""
-    content = await read_upload(request, file)
+    content = upload_bytes(file, settings, "reviewers")
     pubs = None
     if publications is not None:
         pubs = (
-            publications.filename or "publications.csv",
-            await read_upload(request, publications),
+            upload_name(publications, "publications.csv"),
+            upload_bytes(publications, settings, "publications.csv"),
         )
-    reviewers = parse_reviewers_upload(file.filename or "reviewers", content, pubs)
-    return _store_reviewers(session, venue_id, principal.name, reviewers, file.filename or "")
+    name = upload_name(file, "reviewers")
+    reviewers = parse_reviewers_upload(name, content, pubs, archive_limits=archive_limits(settings))
+    return _store_reviewers(session, venue_id, principal.name, reviewers, name)
 
 
-@router.post("/venues/{venue_id}/reviewers", response_model=UploadResult)
+@router.post(
+    "/venues/{venue_id}/reviewers",
+    response_model=UploadResult,
+    openapi_extra=json_list_body(
+        "reviewer objects: id, name, email, affiliation, attributes, publications",
+        REVIEWERS_EXAMPLE,
+    ),
+)
 def post_reviewers(
-    venue_id: str,
+    venue_id: VenueIdPath,
     principal: Writer,
     session: SessionDep,
-    reviewers: Annotated[
-        list[dict[str, Any]],
-        Body(
-            description="reviewer objects: id, name, email, affiliation, attributes, publications",
-            examples=[REVIEWERS_EXAMPLE],
-        ),
-    ],
+    body: RawBody,
+    _gc: CollectionPaused,
 ) -> UploadResult:
     """Upload reviewers as a JSON list (validated like a reviewers.json file)."""
-    parsed = parse_reviewers_upload("request body.json", json.dumps(reviewers).encode())
+    parsed = parse_reviewers_upload("request body.json", body)
     return _store_reviewers(session, venue_id, principal.name, parsed, "request body")
 
 
 @router.post("/venues/{venue_id}/submissions/upload", response_model=UploadResult)
-async def upload_submissions(
-    venue_id: str,
-    request: Request,
+def upload_submissions(
+    venue_id: VenueIdPath,
+    settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
+    _gc: CollectionPaused,
     file: Annotated[UploadFile, File(description="submissions .json (OpenReview), .jsonl or .csv")],
 ) -> UploadResult:
     """Upload submissions from a file; 422 lists every bad row, nothing is stored then."""
-    content = await read_upload(request, file)
-    submissions = parse_submissions_upload(file.filename or "submissions", content)
-    return _store_submissions(session, venue_id, principal.name, submissions, file.filename or "")
+    name = upload_name(file, "submissions")
+    content = upload_bytes(file, settings, name)
+    submissions = parse_submissions_upload(name, content)
+    return _store_submissions(session, venue_id, principal.name, submissions, name)
 
 
-@router.post("/venues/{venue_id}/submissions", response_model=UploadResult)
+@router.post(
+    "/venues/{venue_id}/submissions",
+    response_model=UploadResult,
+    openapi_extra=json_list_body(
+        "submission objects: id, title, abstract, authors, authorids, ...", SUBMISSIONS_EXAMPLE
+    ),
+)
 def post_submissions(
-    venue_id: str,
+    venue_id: VenueIdPath,
     principal: Writer,
     session: SessionDep,
-    submissions: Annotated[
-        list[dict[str, Any]],
-        Body(
-            description="submission objects: id, title, abstract, authors, authorids, ...",
-            examples=[SUBMISSIONS_EXAMPLE],
-        ),
-    ],
+    body: RawBody,
+    _gc: CollectionPaused,
 ) -> UploadResult:
     """Upload submissions as a JSON list (validated like a submissions.json file)."""
-    parsed = parse_submissions_upload("request body.json", json.dumps(submissions).encode())
+    parsed = parse_submissions_upload("request body.json", body)
     return _store_submissions(session, venue_id, principal.name, parsed, "request body")
 
 
@@ -209,12 +216,30 @@ def _check_known_ids(session: Session, venue_id: str, frame: pd.DataFrame, filen
         raise InputError(problems)
 
 
+def _check_bid_labels(bids: pd.DataFrame, filename: str) -> None:
+    """422 naming every bid cell the bids table cannot hold (too long, control characters)."""
+    problems = []
+    for paper_id, reviewer_id, label in bids[["paper_id", "reviewer_id", "label"]].itertuples(
+        index=False
+    ):
+        message = text_problem(label)
+        if len(label) > BID_LABEL_MAX_LENGTH:
+            message = f"has {len(label)} characters; a bid has at most {BID_LABEL_MAX_LENGTH}"
+        if message is not None:
+            problems.append(
+                Problem(filename, None, "bid", f"bid of ({paper_id}, {reviewer_id}) {message}")
+            )
+    if problems:
+        raise InputError(problems)
+
+
 @router.post("/venues/{venue_id}/bids/upload", response_model=UploadResult)
-async def upload_bids(
-    venue_id: str,
-    request: Request,
+def upload_bids(
+    venue_id: VenueIdPath,
+    settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
+    _gc: CollectionPaused,
     file: Annotated[
         UploadFile, File(description="bids CSV: paper_id, reviewer_id, bid (label or number)")
     ],
@@ -222,9 +247,10 @@ async def upload_bids(
     """Replace the venue's bids. ``Conflict`` and ``Not Willing`` bids become conflicts
     (source ``bid``); the others are folded into scores by the next affinity job when its
     config has a non-zero ``bid_weight``."""
-    name = file.filename or "bids.csv"
-    bids = read_bids(await read_upload(request, file), name)
+    name = upload_name(file, "bids.csv")
+    bids = read_bids(upload_bytes(file, settings, name), name)
     _check_known_ids(session, venue_id, bids, name)
+    _check_bid_labels(bids, name)
     session.execute(delete(Bid).where(Bid.venue_id == venue_id))
     session.execute(delete(Conflict).where(Conflict.venue_id == venue_id, Conflict.source == "bid"))
     records = [
@@ -254,18 +280,19 @@ async def upload_bids(
 
 
 @router.post("/venues/{venue_id}/constraints/upload", response_model=UploadResult)
-async def upload_constraints(
-    venue_id: str,
-    request: Request,
+def upload_constraints(
+    venue_id: VenueIdPath,
+    settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
+    _gc: CollectionPaused,
     file: Annotated[
         UploadFile, File(description="CSV paper_id, reviewer_id, value: -1 conflict, 1 forced")
     ],
 ) -> UploadResult:
     """Replace uploaded conflicts (value -1) and add pins (value 1)."""
-    name = file.filename or "constraints.csv"
-    frame = read_pair_constraints(await read_upload(request, file), name)
+    name = upload_name(file, "constraints.csv")
+    frame = read_pair_constraints(upload_bytes(file, settings, name), name)
     _check_known_ids(session, venue_id, frame, name)
     forbidden = frame[frame["value"] < 0]
     forced = frame[frame["value"] > 0]
@@ -322,7 +349,11 @@ def _reviewer_out(row: ReviewerRow) -> ReviewerOut:
 
 @router.get("/venues/{venue_id}/reviewers", response_model=Page[ReviewerOut])
 def list_reviewers(
-    venue_id: str, principal: Reader, session: SessionDep, limit: Limit = 100, offset: Offset = 0
+    venue_id: VenueIdPath,
+    principal: Reader,
+    session: SessionDep,
+    limit: Limit = 100,
+    offset: Offset = 0,
 ) -> dict[str, Any]:
     query = select(ReviewerRow).where(ReviewerRow.venue_id == venue_id).order_by(ReviewerRow.id)
     items, total = paginate(session, query, limit, offset)
@@ -336,14 +367,18 @@ def list_reviewers(
 
 @router.get("/venues/{venue_id}/reviewers/{reviewer_id}", response_model=ReviewerOut)
 def get_reviewer(
-    venue_id: str, reviewer_id: str, principal: Reader, session: SessionDep
+    venue_id: VenueIdPath, reviewer_id: ReviewerIdPath, principal: Reader, session: SessionDep
 ) -> ReviewerOut:
     return _reviewer_out(require_reviewer(session, venue_id, reviewer_id))
 
 
 @router.get("/venues/{venue_id}/submissions", response_model=Page[SubmissionOut])
 def list_submissions(
-    venue_id: str, principal: Reader, session: SessionDep, limit: Limit = 100, offset: Offset = 0
+    venue_id: VenueIdPath,
+    principal: Reader,
+    session: SessionDep,
+    limit: Limit = 100,
+    offset: Offset = 0,
 ) -> dict[str, Any]:
     query = (
         select(SubmissionRow).where(SubmissionRow.venue_id == venue_id).order_by(SubmissionRow.id)
@@ -354,6 +389,6 @@ def list_submissions(
 
 @router.get("/venues/{venue_id}/submissions/{paper_id}", response_model=SubmissionOut)
 def get_submission(
-    venue_id: str, paper_id: str, principal: Reader, session: SessionDep
+    venue_id: VenueIdPath, paper_id: PaperIdPath, principal: Reader, session: SessionDep
 ) -> SubmissionRow:
     return require_paper(session, venue_id, paper_id)

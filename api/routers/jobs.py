@@ -1,53 +1,61 @@
-"""Job resources: state, progress, log; cancel and re-run."""
+"""Job resources: state, progress, log; cancel and re-run.
+
+Jobs are chairs' work in progress (their parameters, logs and results name drafts): viewers
+get an empty list and 404 for a job id (see :mod:`api.visibility`).
+"""
 
 from __future__ import annotations
 
 import time
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, Query, Request, status
-from sqlalchemy import select
+from fastapi import APIRouter, HTTPException, Query, status
+from sqlalchemy import false, select
 from sqlalchemy.orm import Session
 
-from api.auth import Reader, Writer
-from api.dependencies import Limit, Offset, SessionDep
+from api.auth import Principal, Reader, Writer
+from api.dependencies import Limit, Offset, Runner, SessionDep
+from api.ids import RowIdPath, VenueIdPath
 from api.jobs import FINAL_STATES
 from api.models import Job
-from api.routers.affinity import start_job
 from api.schemas import JobOut, Page
-from api.store import audit, not_found, paginate
+from api.store import audit, not_found, paginate, start_job
+from api.visibility import sees_jobs
 
 router = APIRouter(tags=["jobs"])
 
 
-def require_job(session: Session, venue_id: str, job_id: int) -> Job:
+def require_job(session: Session, venue_id: str, job_id: int, principal: Principal) -> Job:
     job = session.get(Job, job_id, populate_existing=True)
-    if job is None or job.venue_id != venue_id:
+    if job is None or job.venue_id != venue_id or not sees_jobs(principal, venue_id):
         raise not_found("job", job_id)
     return job
 
 
 @router.get("/venues/{venue_id}/jobs", response_model=Page[JobOut])
 def list_jobs(
-    venue_id: str,
+    venue_id: VenueIdPath,
     principal: Reader,
     session: SessionDep,
     limit: Limit = 50,
     offset: Offset = 0,
     kind: Literal["affinity", "assignment"] | None = None,
 ) -> dict[str, Any]:
+    """The venue's jobs, newest first (empty for viewers)."""
     query = select(Job).where(Job.venue_id == venue_id).order_by(Job.id.desc())
     if kind is not None:
         query = query.where(Job.kind == kind)
+    if not sees_jobs(principal, venue_id):
+        query = query.where(false())
     items, total = paginate(session, query, limit, offset)
     return {"items": items, "total": total, "limit": limit, "offset": offset}
 
 
 @router.get("/venues/{venue_id}/jobs/{job_id}", response_model=JobOut)
 def get_job(
-    venue_id: str,
-    job_id: int,
-    request: Request,
+    venue_id: VenueIdPath,
+    job_id: RowIdPath,
+    runner: Runner,
     principal: Reader,
     session: SessionDep,
     wait: Annotated[
@@ -55,12 +63,12 @@ def get_job(
     ] = 0,
 ) -> Job:
     """A job's state, progress and log; ``wait`` blocks until it ends (at most that long)."""
-    job = require_job(session, venue_id, job_id)
+    job = require_job(session, venue_id, job_id, principal)
     deadline = time.monotonic() + wait
     while job.state not in FINAL_STATES and time.monotonic() < deadline:
-        request.app.state.jobs.wait(job_id, timeout=min(0.2, max(0.0, deadline - time.monotonic())))
+        runner.wait(job_id, timeout=min(0.2, max(0.0, deadline - time.monotonic())))
         session.expire_all()
-        job = require_job(session, venue_id, job_id)
+        job = require_job(session, venue_id, job_id, principal)
     return job
 
 
@@ -70,17 +78,21 @@ def get_job(
     status_code=status.HTTP_202_ACCEPTED,
 )
 def cancel_job(
-    venue_id: str, job_id: int, request: Request, principal: Writer, session: SessionDep
+    venue_id: VenueIdPath,
+    job_id: RowIdPath,
+    runner: Runner,
+    principal: Writer,
+    session: SessionDep,
 ) -> Job:
     """Ask a queued or running job to stop; it ends ``cancelled`` without writing a result."""
-    job = require_job(session, venue_id, job_id)
+    job = require_job(session, venue_id, job_id, principal)
     if job.state in FINAL_STATES:
         raise HTTPException(status.HTTP_409_CONFLICT, f"job {job_id} already ended ({job.state})")
     job.cancel_requested = True
     audit(session, venue_id, principal.name, "job.cancel", job_id=job_id)
     session.commit()
-    request.app.state.jobs.request_cancel(job_id)
-    return require_job(session, venue_id, job_id)
+    runner.request_cancel(job_id)
+    return require_job(session, venue_id, job_id, principal)
 
 
 @router.post(
@@ -89,12 +101,16 @@ def cancel_job(
     status_code=status.HTTP_202_ACCEPTED,
 )
 def rerun_job(
-    venue_id: str, job_id: int, request: Request, principal: Writer, session: SessionDep
+    venue_id: VenueIdPath,
+    job_id: RowIdPath,
+    runner: Runner,
+    principal: Writer,
+    session: SessionDep,
 ) -> Job:
     """Start a new job with the parameters of an ended one (e.g. an interrupted job)."""
-    job = require_job(session, venue_id, job_id)
+    job = require_job(session, venue_id, job_id, principal)
     if job.state not in FINAL_STATES:
         raise HTTPException(status.HTTP_409_CONFLICT, f"job {job_id} is still {job.state}")
     return start_job(
-        request, session, venue_id, job.kind, dict(job.params), principal.name, rerun_of=job.id
+        runner, session, venue_id, job.kind, dict(job.params), principal.name, rerun_of=job.id
     )

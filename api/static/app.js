@@ -337,7 +337,10 @@ function setupJobForms() {
     event.preventDefault();
     const form = event.currentTarget;
     const values = formValues(form);
-    const config = { method: values.method };
+    // Only what the chair chose: everything else takes the server's defaults, which are
+    // the command line's (one ScoringParams default).
+    const config = {};
+    if (values.method) config.method = values.method;
     if (values.aggregation) config.aggregation = values.aggregation;
     const body = { config };
     if (values.top_n) body.top_n = values.top_n;
@@ -740,7 +743,8 @@ async function loadAssignment() {
   badge.textContent = assignment.state;
   badge.className = `badge ${assignment.state}`;
   const isDraft = assignment.state === "draft";
-  $("#deploy-button").disabled = !isDraft;
+  // drafts are published, superseded runs published again (a rollback); the live one is live
+  $("#deploy-button").disabled = assignment.state === "live";
   for (const button of document.querySelectorAll("#edit-form button, #swap-form button")) button.disabled = !isDraft;
   $("#edit-title").textContent = isDraft ? "Edit this draft" : `Edit (assignment #${assignment.id} is ${assignment.state}: re-solve for an editable draft)`;
   const [stats, pairs] = await Promise.all([
@@ -936,8 +940,10 @@ function setupAssignment() {
     const assignment = currentAssignment();
     busy(event.currentTarget, $("#assignment-status"), async () => {
       if (!assignment) throw new UserError("No assignment selected.");
-      await state.api.post(EP.deploy(state.venue, assignment.id));
-      say(`Assignment ${assignment.id} deployed: viewers now see it.`);
+      // the confirmation names the run and the version on screen; the service refuses (409)
+      // if it changed since, or if it breaks a hard constraint the venue has now
+      await state.api.post(EP.deploy(state.venue, assignment.id), { assignment_id: assignment.id, version: assignment.version });
+      say(`Assignment ${assignment.id} (version ${assignment.version}) is live: viewers now see it.`);
       await refreshAssignments();
       await loadAssignment();
     }, "Deploying");

@@ -16,9 +16,11 @@ row for an explanation):
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import scipy.sparse as sp
 
 from recommender.affinity.params import ScoringParams
 
@@ -96,9 +98,18 @@ def _aggregate_unweighted(
     params: ScoringParams,
 ) -> FloatMatrix | None:
     """The same values as the general path for common shapes, without its padded gather
-    copy (None where no shortcut applies): max with every reviewer holding publications,
-    and mean/topk when every profile has the same size (a reshape view)."""
+    copy (None where no shortcut applies): at most one publication per reviewer, max with
+    every reviewer holding publications, and mean/topk when every profile has the same size
+    (a reshape view)."""
     method = params.aggregation
+    if counts.max() <= 1:
+        # One publication per reviewer (e.g. mean profiles): every aggregate is its value.
+        if counts.min() == 1:
+            return similarity.astype(np.float32, copy=False)
+        out = np.zeros((similarity.shape[0], counts.size), dtype=np.float32)
+        has = counts > 0
+        out[:, has] = similarity[:, offsets[:-1][has]]
+        return out
     if method == "max" and counts.all():
         return np.maximum.reduceat(similarity, offsets[:-1], axis=1).astype(np.float32, copy=False)
     width = int(counts[0])
@@ -110,6 +121,44 @@ def _aggregate_unweighted(
     k = min(params.k, width)
     top = -np.partition(-values, k - 1, axis=2)[:, :, :k] if k < width else values
     return (top.sum(axis=2) / np.minimum(counts, params.k).clip(min=1)[None, :]).astype(np.float32)
+
+
+def is_linear(params: ScoringParams) -> bool:
+    """Whether aggregation commutes with the dot product: a (recency-weighted) mean of a
+    reviewer's cosines is the dot product with the weighted mean of their publication
+    vectors, so a venue can be scored against one profile vector per reviewer
+    (:func:`mean_profiles`) instead of every publication: ~20x less work."""
+    return params.aggregation == "mean"
+
+
+def mean_profiles(
+    vectors: Any, offsets: npt.NDArray[np.int64], weights: npt.NDArray[np.float32] | None = None
+) -> Any:
+    """Each reviewer's weighted mean publication vector: (n_reviewers_with_publications,
+    d), CSR for CSR input (TF-IDF), dense float32 otherwise. Reviewers without
+    publications have no row (see :func:`profile_offsets`)."""
+    counts = np.diff(offsets)
+    n_pubs = int(offsets[-1])
+    w = np.ones(n_pubs, np.float64) if weights is None else np.asarray(weights, np.float64)
+    owner = np.repeat(np.arange(counts.size), counts)
+    totals = np.bincount(owner, weights=w, minlength=counts.size)
+    has = counts > 0
+    rows = np.cumsum(has)[owner] - 1  # row of each publication's owner among non-empty
+    share = np.divide(w, totals[owner], out=np.zeros_like(w), where=totals[owner] > 0)
+    averaging = sp.csr_matrix(
+        (share.astype(np.float32), (rows, np.arange(n_pubs))), shape=(int(has.sum()), n_pubs)
+    )
+    if sp.issparse(vectors):
+        profiles = sp.csr_matrix(averaging @ sp.csr_matrix(vectors, dtype=np.float32))
+        profiles.sort_indices()
+        return profiles
+    return np.asarray(averaging @ np.asarray(vectors, np.float32), dtype=np.float32)
+
+
+def profile_offsets(offsets: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Offsets over :func:`mean_profiles` rows: one row per reviewer with publications."""
+    has = (np.diff(offsets) > 0).astype(np.int64)
+    return np.concatenate([[0], np.cumsum(has)]).astype(np.int64)
 
 
 def aggregation_weights(
@@ -154,6 +203,8 @@ def finish_rows(
     """Row-local finishing of raw scores (n_papers, n_reviewers): with ``paper_centering``
     each row's mean over reviewers with publications is subtracted (in place)."""
     if params.paper_centering and has_publications.any() and raw.size:
+        # Always through the mask: its copy's memory order fixes the summation order, so
+        # the means (and scores) do not depend on whether every reviewer has publications.
         raw -= raw[:, has_publications].mean(axis=1, keepdims=True)
     return raw
 
@@ -162,7 +213,7 @@ def observed_range(rows: FloatMatrix, has_publications: BoolArray) -> tuple[floa
     """(low, high) of the scores of reviewers with publications; (inf, -inf) if none."""
     if not has_publications.any() or rows.shape[0] == 0:
         return math.inf, -math.inf
-    valid = rows[:, has_publications]
+    valid = rows if has_publications.all() else rows[:, has_publications]
     return float(valid.min()), float(valid.max())
 
 

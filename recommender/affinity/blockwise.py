@@ -373,7 +373,8 @@ def score_paper_block(
     finish_rows(scores, has_publications, plan.params)
     low, high = observed_range(scores, has_publications)
     dense = scores.copy() if plan.keep_dense else None
-    scores[:, ~has_publications] = -np.inf  # never candidates
+    if not has_publications.all():
+        scores[:, ~has_publications] = -np.inf  # never candidates
     by_paper = top_k_rows(scores, plan.k_per_paper)
     by_reviewer = offset_rows(
         top_k_rows(np.ascontiguousarray(scores.T), plan.k_per_reviewer), start

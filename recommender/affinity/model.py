@@ -38,7 +38,10 @@ from recommender.affinity.aggregation import (
     aggregation_weights,
     finish,
     finish_rows,
+    is_linear,
+    mean_profiles,
     observed_range,
+    profile_offsets,
 )
 from recommender.affinity.blockwise import SparseAffinity, blockwise_affinity
 from recommender.affinity.explain import N_TERMS, Explanation, PublicationEvidence, shared_terms
@@ -134,10 +137,12 @@ class AffinityModel:
             ngram_range=(1, params.tfidf_ngram_max),
             min_df=params.tfidf_min_df,
             max_df=params.tfidf_max_df,
+            workers=options.workers,
         )
         vectors = tfidf.fit_transform(pub_texts + sub_texts)
         report(tfidf_done, "fitted TF-IDF")
-        pub_embedding = sub_embedding = None
+        pub_embedding: FloatMatrix | None = None
+        sub_embedding: FloatMatrix | None = None
         embedder = None
         if params.uses_embedding:
             cache = EmbeddingCache(options.cache_dir) if options.cache_dir else None
@@ -185,9 +190,11 @@ class AffinityModel:
         self._reviewer_index = {r: i for i, r in enumerate(self.reviewer_ids_)}
 
     def _channel_names(self) -> tuple[str, ...]:
-        return {"tfidf": ("tfidf",), "embedding": ("embedding",)}.get(
-            self.params.method, ("tfidf", "embedding")
-        )
+        """Channels whose global standardisation is used: both for ``combined`` (the mix),
+        the method's own for ``softmax`` (its temperature unit), else none."""
+        if self.params.method == "combined":
+            return ("tfidf", "embedding")
+        return (self.params.method,) if self.params.aggregation == "softmax" else ()
 
     def check_fitted(self) -> None:
         """Raise sklearn's ``NotFittedError`` unless :meth:`fit` (or a load) has run."""
@@ -246,11 +253,16 @@ class AffinityModel:
         n_pubs = int(self.offsets_[-1])
         if n_papers == 0 or n_reviewers == 0 or n_pubs == 0:
             return False
-        return n_papers * n_pubs > self.options.blockwise_min_pairs or not self.keeps_dense()
+        return n_papers * n_pubs > self.options.blockwise_min_pairs or not self.fits_dense()
 
-    def keeps_dense(self) -> bool:
+    def fits_dense(self) -> bool:
         """Whether the full score matrix fits ``options.dense_limit_bytes``."""
         return len(self.paper_ids_) * len(self.reviewer_ids_) * 4 <= self.options.dense_limit_bytes
+
+    def keeps_dense(self) -> bool:
+        """Whether scoring keeps every pair (it fits, and ``options.keep_full_matrix``;
+        the dense path always does)."""
+        return self.fits_dense() and (self.options.keep_full_matrix or not self.uses_blockwise())
 
     def affinity(self, *, progress: Progress | None = None) -> Affinity:
         """Score every (paper, reviewer) pair (dense or blockwise: see the module
@@ -289,20 +301,36 @@ class AffinityModel:
 
     def blockwise_options(self) -> dict[str, Any]:
         """Keyword arguments of :func:`~recommender.affinity.blockwise.blockwise_affinity`
-        (and its Dask twin) for this model's vectors, parameters and run options."""
+        (and its Dask twin) for this model's vectors, parameters and run options.
+
+        A linear aggregation (mean) is scored against each reviewer's weighted mean
+        publication vector (:func:`~recommender.affinity.aggregation.mean_profiles`): the
+        same scores up to float32 rounding, for a twentieth of the work."""
         channels, intercept = self.affine_channels()
         options = self.options
+        offsets = self.offsets_
+        weights: npt.NDArray[np.float32] | None = self.publication_weights_
+        if is_linear(self.params):
+            channels = [
+                Channel(
+                    channel.paper_vectors,
+                    mean_profiles(channel.publication_vectors, offsets, weights),
+                    channel.coefficient,
+                )
+                for channel in channels
+            ]
+            offsets, weights = profile_offsets(offsets), None
         return {
             "paper_vectors": channels,
             "publication_vectors": None,
-            "offsets": self.offsets_,
+            "offsets": offsets,
             "params": self.params,
-            "publication_weights": self.publication_weights_,
+            "publication_weights": weights,
             "scale": self.scale(),
             "intercept": intercept,
             "k_per_paper": options.keep_per_paper,
             "k_per_reviewer": options.keep_per_reviewer,
-            "paper_block": options.paper_block,
+            "paper_block": options.paper_block_for(len(self.reviewer_ids_)),
             "publication_block": options.publication_block,
             "keep_dense": self.keeps_dense(),
         }

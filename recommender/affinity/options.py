@@ -42,12 +42,18 @@ KEEP_PER_PAPER = 100
 KEEP_PER_REVIEWER = 50
 """Papers kept per reviewer when the full matrix is not kept."""
 PAPER_BLOCK = 512
-"""Papers scored together in one block (blockwise scoring, one Dask task)."""
+"""Papers scored together in one block by default (blockwise scoring, one Dask task)."""
+PAPER_BLOCK_SCORES = 2**25
+"""Scores (papers x reviewers) per block when a run sizes its paper blocks itself: ~128 MiB
+of float32; fewer, larger blocks cost less top-K merging."""
 PUBLICATION_BLOCK = 4096
 """Publications (of whole reviewers) compared with a paper block at once."""
 BATCH_SIZE = 32
 """Texts per forward pass of the sentence encoder."""
 MAX_BATCH_SIZE = 4096
+MAX_WORKERS = 64
+DEFAULT_WORKERS = max(1, min(4, os.cpu_count() or 1))
+"""Term-counting processes when the environment does not say (``RECOMMENDER_WORKERS``)."""
 DEVICES_PATTERN = re.compile(r"^(cpu|cuda(:\d{1,2})?|mps)$")
 
 MODELS_ENV = "RECOMMENDER_MODELS"
@@ -64,8 +70,12 @@ class RunOptions:
     ONNX exports (None: embeddings are not cached). ``device``: ``cpu``, ``cuda[:N]`` or
     ``mps``; ``encoder_backend``: a :mod:`recommender.fast_encoder` backend (CPU).
     ``blockwise_min_pairs``, ``dense_limit_bytes``, ``keep_per_paper``,
-    ``keep_per_reviewer``, ``paper_block`` and ``publication_block``: the scoring path and
-    what is kept (see :mod:`recommender.affinity.model`). Invalid values raise ValueError.
+    ``keep_per_reviewer``, ``paper_block`` (None: about :data:`PAPER_BLOCK_SCORES` scores
+    per block, see :meth:`paper_block_for`) and ``publication_block``: the scoring path and
+    what is kept (see :mod:`recommender.affinity.model`); ``keep_full_matrix=False``: a
+    blockwise run keeps only each side's top pairs even when every pair would fit (enough
+    for a top-K scores file, and lighter). ``workers``: processes that count TF-IDF terms
+    on large venues (same vectors whatever the number). Invalid values raise ValueError.
     """
 
     models: Mapping[str, Path] = field(default_factory=dict)
@@ -77,8 +87,10 @@ class RunOptions:
     dense_limit_bytes: int = DENSE_LIMIT_BYTES
     keep_per_paper: int = KEEP_PER_PAPER
     keep_per_reviewer: int = KEEP_PER_REVIEWER
-    paper_block: int = PAPER_BLOCK
+    paper_block: int | None = None
     publication_block: int = PUBLICATION_BLOCK
+    keep_full_matrix: bool = True
+    workers: int = 1
 
     def __post_init__(self) -> None:
         problems = []
@@ -100,11 +112,22 @@ class RunOptions:
         for name in ("blockwise_min_pairs", "dense_limit_bytes"):
             if getattr(self, name) < 0:
                 problems.append(f"{name} must be >= 0, got {getattr(self, name)}")
-        for name in ("keep_per_paper", "keep_per_reviewer", "paper_block", "publication_block"):
+        if not 1 <= self.workers <= MAX_WORKERS:
+            problems.append(f"workers must be in 1..{MAX_WORKERS}, got {self.workers}")
+        if self.paper_block is not None and self.paper_block < 1:
+            problems.append(f"paper_block must be >= 1, got {self.paper_block}")
+        for name in ("keep_per_paper", "keep_per_reviewer", "publication_block"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be >= 1, got {getattr(self, name)}")
         if problems:
             raise ValueError("invalid run options: " + "; ".join(problems))
+
+    def paper_block_for(self, n_reviewers: int) -> int:
+        """Papers per block for a venue of ``n_reviewers``: ``paper_block`` if set, else
+        about :data:`PAPER_BLOCK_SCORES` scores per block (64 to 8192 papers)."""
+        if self.paper_block is not None:
+            return self.paper_block
+        return max(64, min(8192, PAPER_BLOCK_SCORES // max(n_reviewers, 1)))
 
     def model_names(self) -> list[str]:
         """Names a client may give as ``ScoringParams.model``: the configured models and
@@ -145,7 +168,8 @@ class RunOptions:
         (default ``~/.cache/reviewer-recommender``; ``none`` disables the embedding cache),
         ``RECOMMENDER_DEVICE``, ``RECOMMENDER_ENCODER_BACKEND``, ``RECOMMENDER_BATCH_SIZE``,
         ``RECOMMENDER_DENSE_LIMIT_BYTES``, ``RECOMMENDER_BLOCKWISE_MIN_PAIRS``,
-        ``RECOMMENDER_KEEP_PER_PAPER``, ``RECOMMENDER_KEEP_PER_REVIEWER``."""
+        ``RECOMMENDER_KEEP_PER_PAPER``, ``RECOMMENDER_KEEP_PER_REVIEWER``,
+        ``RECOMMENDER_WORKERS`` (default: the CPU count, at most 4)."""
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
         models: dict[str, Path] = {}
@@ -158,6 +182,7 @@ class RunOptions:
             except ValueError as error:
                 raise ValueError(f"${MODELS_ENV}: {name.strip()}: {error}") from None
         values["models"] = models
+        values["workers"] = DEFAULT_WORKERS
         cache = env.get(CACHE_DIR_ENV, "").strip()
         if cache.lower() != "none":
             values["cache_dir"] = Path(cache).expanduser() if cache else default_cache_dir()
@@ -170,6 +195,7 @@ class RunOptions:
             "blockwise_min_pairs",
             "keep_per_paper",
             "keep_per_reviewer",
+            "workers",
         ):
             variable = f"RECOMMENDER_{name.upper()}"
             if variable not in env:

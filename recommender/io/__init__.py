@@ -17,30 +17,36 @@ from recommender.io.reviewers import (
     read_reviewers_csv,
     read_reviewers_json,
 )
+from recommender.io.scores import MAX_ABS_SCORE, ScoreTable, read_scores
 from recommender.io.submissions import parse_submissions_upload, read_submissions
 from recommender.io.tables import (
     BID_LABEL_VALUES,
     CONFLICT_BID_LABELS,
     read_bids,
     read_custom_max_papers,
+    read_demand,
     read_pair_constraints,
 )
 
 __all__ = [
     "BID_LABEL_VALUES",
     "CONFLICT_BID_LABELS",
+    "MAX_ABS_SCORE",
     "MAX_ZIP_COMPRESSION_RATIO",
     "MAX_ZIP_MEMBERS",
     "MAX_ZIP_UNCOMPRESSED_BYTES",
+    "ScoreTable",
     "parse_reviewers_upload",
     "parse_submissions_upload",
     "read_bids",
     "read_custom_max_papers",
+    "read_demand",
     "read_openreview_archives",
     "read_openreview_archives_zip",
     "read_pair_constraints",
     "read_reviewers",
     "read_reviewers_csv",
     "read_reviewers_json",
+    "read_scores",
     "read_submissions",
 ]

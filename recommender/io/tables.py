@@ -1,8 +1,11 @@
-"""Per-pair and per-reviewer tables: bids, pair constraints, custom reviewer loads.
+"""Per-pair, per-paper and per-reviewer tables: bids, pair constraints, custom reviewer
+loads, per-paper demand.
 
 Each file is a CSV with a header or without one (then the columns are positional).
 Reviewer ids lose their leading ``~``. A (paper, reviewer) pair listed twice with the same
-value is kept once; with different values it is a problem.
+value is kept once; with different values it is a problem. ``with_lines=True`` adds a
+``line`` column (the file line of each row's first occurrence) so that later checks, e.g.
+ids unknown to the scores, can name the line.
 """
 
 from __future__ import annotations
@@ -10,12 +13,15 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
+from recommender.corpus import InputError
 from recommender.io._common import (
     ProblemLog,
     clean_reviewer_id,
@@ -23,6 +29,8 @@ from recommender.io._common import (
     decode_utf8,
     read_source,
 )
+from recommender.io.safe_csv import unescape_cell
+from recommender.io.scores import CONTROL_CHARACTERS
 
 # OpenReview's bid labels and the numbers they become (higher = more willing).
 BID_LABEL_VALUES: dict[str, float] = {
@@ -43,18 +51,25 @@ _PAPER_ALIASES = ("paper_id", "paper", "head", "note_id", "submission_id", "foru
 _REVIEWER_ALIASES = ("reviewer_id", "reviewer", "tail", "signature", "profile_id")
 
 
-def read_bids(source: str | Path | bytes, name: str | None = None) -> pd.DataFrame:
-    """Bids as ``DataFrame[paper_id, reviewer_id, label, bid, conflict]``.
+def read_bids(
+    source: str | Path | bytes, name: str | None = None, *, with_lines: bool = False
+) -> pd.DataFrame:
+    """Bids as ``DataFrame[paper_id, reviewer_id, label, bid, conflict]`` (+ ``line``).
 
     The bid cell is an OpenReview label (``Very High``, ``High``, ``Neutral``, ``Low``,
     ``Very Low``, ``Not Willing``, ``Conflict``; case-insensitive) or a finite number.
     ``label`` keeps the cell as written, ``bid`` is its number (float64, see
     :data:`BID_LABEL_VALUES`) and ``conflict`` is true for a declared conflict.
     """
-    display, rows, log = _rows(
-        source, name, [_PAPER_ALIASES, _REVIEWER_ALIASES, ("bid", "label", "value")]
-    )
+    columns = [_PAPER_ALIASES, _REVIEWER_ALIASES, ("bid", "label", "value")]
+    fast = _fast_table(source, name, columns)
+    if fast is not None:
+        frame = _fast_bids(*fast)
+        if frame is not None:
+            return frame if with_lines else frame.drop(columns="line")
+    display, rows, log = _rows(source, name, columns)
     records: dict[tuple[str, str], tuple[str, float, bool]] = {}
+    lines: dict[tuple[str, str], int] = {}
     for line, (paper_cell, reviewer_cell, bid_cell) in rows:
         pair = _pair(display, line, paper_cell, reviewer_cell, log)
         label = clean_text(bid_cell)
@@ -77,79 +92,270 @@ def read_bids(source: str | Path | bytes, name: str | None = None) -> pd.DataFra
                 "bid",
                 log,
             )
+            lines.setdefault(pair, line)
     log.raise_if_any()
     frame = pd.DataFrame(
         [(p, r, label, value, conflict) for (p, r), (label, value, conflict) in records.items()],
         columns=["paper_id", "reviewer_id", "label", "bid", "conflict"],
     )
-    return frame.astype({"bid": "float64", "conflict": "bool"})
+    frame = frame.astype({"bid": "float64", "conflict": "bool"})
+    return _with_lines(frame, lines.values(), with_lines)
 
 
-def read_pair_constraints(source: str | Path | bytes, name: str | None = None) -> pd.DataFrame:
-    """Pair constraints as ``DataFrame[paper_id, reviewer_id, value]`` (int8).
+def read_pair_constraints(
+    source: str | Path | bytes, name: str | None = None, *, with_lines: bool = False
+) -> pd.DataFrame:
+    """Pair constraints as ``DataFrame[paper_id, reviewer_id, value]`` (int8, + ``line``).
 
-    ``value`` is ``-1`` (conflict: never assign) or ``1`` (forced: always assign).
+    ``value`` is ``-1`` (conflict: never assign) or ``1`` (forced: always assign); ``0``
+    means "no effect" in OpenReview's format, so such rows are read and dropped. Extra
+    columns (e.g. the ``reason`` that ``recommender conflicts`` writes) are ignored.
     """
-    display, rows, log = _rows(
-        source, name, [_PAPER_ALIASES, _REVIEWER_ALIASES, ("value", "constraint", "label")]
-    )
+    columns = [_PAPER_ALIASES, _REVIEWER_ALIASES, ("value", "constraint", "label")]
+    fast = _fast_table(source, name, columns)
+    if fast is not None:
+        frame = _fast_constraints(*fast)
+        if frame is not None:
+            return frame if with_lines else frame.drop(columns="line")
+    display, rows, log = _rows(source, name, columns)
     records: dict[tuple[str, str], int] = {}
+    lines: dict[tuple[str, str], int] = {}
     for line, (paper_cell, reviewer_cell, value_cell) in rows:
         pair = _pair(display, line, paper_cell, reviewer_cell, log)
         number = _number(value_cell)
-        if number not in (-1.0, 1.0):
+        if number not in (-1.0, 0.0, 1.0):
             log.add(
                 display,
                 line,
                 "value",
-                f"constraint must be -1 (conflict) or 1 (forced), got {value_cell.strip()!r}",
+                "constraint must be -1 (conflict), 1 (forced) or 0 (no effect), got "
+                f"{value_cell.strip()!r}",
             )
             continue
         if pair is not None:
             _put(records, pair, int(number), display, line, "value", log)
+            lines.setdefault(pair, line)
     log.raise_if_any()
+    effective = [(pair, v) for pair, v in records.items() if v != 0]
     frame = pd.DataFrame(
-        [(p, r, v) for (p, r), v in records.items()], columns=["paper_id", "reviewer_id", "value"]
+        [(p, r, v) for (p, r), v in effective], columns=["paper_id", "reviewer_id", "value"]
     )
-    return frame.astype({"value": "int8"})
+    frame = frame.astype({"value": "int8"})
+    return _with_lines(frame, (lines[pair] for pair, _ in effective), with_lines)
 
 
-def read_custom_max_papers(source: str | Path | bytes, name: str | None = None) -> pd.DataFrame:
-    """Per-reviewer load caps as ``DataFrame[reviewer_id, max]`` (int64, >= 0)."""
+def read_custom_max_papers(
+    source: str | Path | bytes, name: str | None = None, *, with_lines: bool = False
+) -> pd.DataFrame:
+    """Per-reviewer load caps as ``DataFrame[reviewer_id, max]`` (int64, >= 0; + ``line``)."""
     display, rows, log = _rows(
         source, name, [_REVIEWER_ALIASES, ("max", "max_papers", "max_load", "quota")]
     )
-    caps: dict[str, int] = {}
+    caps, first_line = _counts_by_id(display, rows, log, "reviewer_id", "max", clean_reviewer_id)
+    frame = pd.DataFrame(list(caps.items()), columns=["reviewer_id", "max"])
+    frame = frame.astype({"max": "int64"})
+    return _with_lines(frame, first_line.values(), with_lines)
+
+
+def read_demand(
+    source: str | Path | bytes, name: str | None = None, *, with_lines: bool = False
+) -> pd.DataFrame:
+    """Per-paper demand (reviewers the paper needs) as ``DataFrame[paper_id, demand]``
+    (int64, >= 0; + ``line``)."""
+    display, rows, log = _rows(
+        source,
+        name,
+        [_PAPER_ALIASES, ("demand", "reviewers", "reviewers_per_paper", "count", "quota")],
+    )
+    demand, first_line = _counts_by_id(display, rows, log, "paper_id", "demand", clean_text)
+    frame = pd.DataFrame(list(demand.items()), columns=["paper_id", "demand"])
+    frame = frame.astype({"demand": "int64"})
+    return _with_lines(frame, first_line.values(), with_lines)
+
+
+# Counts above this are typing errors, not loads or demands (and would overflow int64 sums).
+MAX_COUNT = 1_000_000
+
+
+def _counts_by_id(
+    display: str,
+    rows: list[tuple[int, tuple[str, ...]]],
+    log: ProblemLog,
+    id_field: str,
+    count_field: str,
+    clean: Callable[[str], str],
+) -> tuple[dict[str, int], dict[str, int]]:
+    """``id -> count`` from rows of (id, count) cells, and ``id -> first line``."""
+    counts: dict[str, int] = {}
     first_line: dict[str, int] = {}
-    for line, (reviewer_cell, max_cell) in rows:
-        reviewer_id = clean_reviewer_id(reviewer_cell)
-        cell = max_cell.strip()
-        if not reviewer_id:
-            log.add(display, line, "reviewer_id", "empty reviewer id")
-        if not cell.isdigit():
-            log.add(display, line, "max", f"expected a non-negative whole number, got {cell!r}")
+    what = id_field.removesuffix("_id")
+    for line, (id_cell, count_cell) in rows:
+        item_id = clean(id_cell)
+        cell = count_cell.strip()
+        if not item_id:
+            log.add(display, line, id_field, f"empty {what} id")
+        elif CONTROL_CHARACTERS.search(item_id):
+            log.add(display, line, id_field, f"control character in id {item_id!r}")
             continue
-        if not reviewer_id:
+        if not (cell.isascii() and cell.isdigit()):
+            log.add(
+                display, line, count_field, f"expected a non-negative whole number, got {cell!r}"
+            )
             continue
-        if reviewer_id in caps and caps[reviewer_id] != int(cell):
+        # the length test first: int() of a hostile megabyte of digits is slow (or refused)
+        if len(cell) > len(str(MAX_COUNT)) or int(cell) > MAX_COUNT:
+            shown = cell if len(cell) <= 20 else cell[:20] + "…"
             log.add(
                 display,
                 line,
-                "max",
-                f"reviewer {reviewer_id!r} already has max {caps[reviewer_id]} "
-                f"(line {first_line[reviewer_id]})",
+                count_field,
+                f"expected a whole number from 0 to {MAX_COUNT}, got {shown!r}",
             )
             continue
-        caps[reviewer_id] = int(cell)
-        first_line.setdefault(reviewer_id, line)
+        if not item_id:
+            continue
+        if item_id in counts and counts[item_id] != int(cell):
+            log.add(
+                display,
+                line,
+                count_field,
+                f"{what} {item_id!r} already has {count_field} {counts[item_id]} "
+                f"(line {first_line[item_id]})",
+            )
+            continue
+        counts[item_id] = int(cell)
+        first_line.setdefault(item_id, line)
     log.raise_if_any()
-    frame = pd.DataFrame(list(caps.items()), columns=["reviewer_id", "max"])
-    return frame.astype({"max": "int64"})
+    return counts, first_line
+
+
+# Files from this size on are first read with pandas' C parser and checked with array
+# operations; any doubt (quotes, blank lines, a bad cell...) sends them down the row-by-row
+# path, which names every problem. Both give the same table.
+FAST_MIN_BYTES = 64 * 1024
+
+
+def _fast_table(
+    source: str | Path | bytes, name: str | None, columns: Sequence[Sequence[str]]
+) -> tuple[list[npt.NDArray[np.object_]], npt.NDArray[np.int64]] | None:
+    """The columns (as text, reordered to ``columns``) and each row's file line, or None
+    when the file is small or not plain enough for the fast path."""
+    try:
+        _, content = read_source(source, name)
+    except InputError:
+        return None
+    if len(content) < FAST_MIN_BYTES:
+        return None
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+    if '"' in text or "\r" in text:
+        return None
+    try:
+        frame = pd.read_csv(
+            io.StringIO(text),
+            header=None,
+            dtype=object,
+            keep_default_na=False,
+            na_filter=False,
+            skip_blank_lines=False,
+            engine="c",
+        )
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError):
+        return None
+    if frame.empty or frame.isna().to_numpy().any():
+        return None
+    header = [str(cell).strip().lower() for cell in frame.iloc[0]]
+    if any(cell in aliases for aliases in columns for cell in header):
+        positions = [
+            next((header.index(a) for a in aliases if a in header), -1) for aliases in columns
+        ]
+        if -1 in positions:
+            return None
+        body, first_line = frame.iloc[1:], 2
+    else:
+        if frame.shape[1] < len(columns):
+            return None
+        positions, body, first_line = list(range(len(columns))), frame, 1
+    # empty cells and blank lines fail the checks of the callers (empty id, bad value)
+    cells = [body.iloc[:, position].to_numpy(dtype=object) for position in positions]
+    lines = np.arange(first_line, first_line + len(body), dtype=np.int64)
+    return cells, lines
+
+
+def _fast_text(
+    raw: npt.NDArray[np.object_], clean: Callable[[str], str]
+) -> npt.NDArray[np.object_] | None:
+    """``clean`` applied to every cell (once per distinct cell, after undoing our exports'
+    spreadsheet escaping as the row-by-row path does); None when a cleaned id is empty or
+    holds a control character."""
+    codes, uniques = pd.factorize(raw)
+    cleaned = np.array([clean(unescape_cell(str(u))) for u in uniques], dtype=object)
+    if any(not c or CONTROL_CHARACTERS.search(c) for c in cleaned):
+        return None
+    return cleaned[codes]
+
+
+def _fast_constraints(
+    cells: list[npt.NDArray[np.object_]], lines: npt.NDArray[np.int64]
+) -> pd.DataFrame | None:
+    papers = _fast_text(cells[0], clean_text)
+    reviewers = _fast_text(cells[1], clean_reviewer_id)
+    codes, uniques = pd.factorize(cells[2])
+    numbers = [_number(unescape_cell(str(u))) for u in uniques]
+    if papers is None or reviewers is None or any(n not in (-1.0, 0.0, 1.0) for n in numbers):
+        return None
+    values = np.array(numbers, dtype=np.float64)[codes].astype(np.int8)
+    frame = pd.DataFrame(
+        {"paper_id": papers, "reviewer_id": reviewers, "value": values, "line": lines}
+    )
+    frame = frame.drop_duplicates(["paper_id", "reviewer_id", "value"])
+    if frame.duplicated(["paper_id", "reviewer_id"]).any():
+        return None  # a pair listed with two values: the row-by-row path names the lines
+    return frame[frame["value"] != 0].reset_index(drop=True)
+
+
+def _fast_bids(
+    cells: list[npt.NDArray[np.object_]], lines: npt.NDArray[np.int64]
+) -> pd.DataFrame | None:
+    papers = _fast_text(cells[0], clean_text)
+    reviewers = _fast_text(cells[1], clean_reviewer_id)
+    codes, uniques = pd.factorize(cells[2])
+    labels = [clean_text(unescape_cell(str(u))) for u in uniques]
+    values = [
+        number if (number := _number(label)) is not None else BID_LABEL_VALUES.get(label.casefold())
+        for label in labels
+    ]
+    if papers is None or reviewers is None or any(v is None for v in values):
+        return None
+    frame = pd.DataFrame(
+        {
+            "paper_id": papers,
+            "reviewer_id": reviewers,
+            "label": np.array(labels, dtype=object)[codes],
+            "bid": np.array(values, dtype=np.float64)[codes],
+            "conflict": np.array(
+                [label.casefold() in CONFLICT_BID_LABELS for label in labels], dtype=bool
+            )[codes],
+            "line": lines,
+        }
+    )
+    frame = frame.drop_duplicates(["paper_id", "reviewer_id", "label", "bid"])
+    if frame.duplicated(["paper_id", "reviewer_id"]).any():
+        return None
+    return frame.reset_index(drop=True)
+
+
+def _with_lines(frame: pd.DataFrame, lines: Iterable[int], wanted: bool) -> pd.DataFrame:
+    if wanted:
+        frame["line"] = np.fromiter(lines, dtype=np.int64, count=len(frame))
+    return frame
 
 
 def _rows(
     source: str | Path | bytes, name: str | None, columns: Sequence[Sequence[str]]
-) -> tuple[str, list[tuple[int, list[str]]], ProblemLog]:
+) -> tuple[str, list[tuple[int, tuple[str, ...]]], ProblemLog]:
     """Rows reordered to ``columns`` (each a tuple of accepted header names)."""
     display, content = read_source(source, name)
     log = ProblemLog()
@@ -157,10 +363,11 @@ def _rows(
     log.raise_if_any()
     assert text is not None
     reader = csv.reader(io.StringIO(text, newline=""))
-    rows: list[tuple[int, list[str]]] = []
+    rows: list[tuple[int, tuple[str, ...]]] = []
     order: list[int] = list(range(len(columns)))
     width = len(columns)
     header_checked = False
+    has_header = False
     try:
         for row in reader:
             line = reader.line_num
@@ -170,6 +377,7 @@ def _rows(
                 header_checked = True
                 header = [cell.strip().lower() for cell in row]
                 if any(cell in aliases for aliases in columns for cell in header):
+                    has_header = True
                     width = len(header)
                     order = []
                     for aliases in columns:
@@ -186,10 +394,20 @@ def _rows(
                     if log:
                         break
                     continue
-            if len(row) != width:
+            if has_header and len(row) != width:
                 log.add(display, line, None, f"row has {len(row)} fields, expected {width}")
                 continue
-            rows.append((line, [row[i] for i in order]))
+            if not has_header and len(row) < width:
+                # no header: extra columns (e.g. a reason) are ignored, as OpenReview's
+                # matcher reads only the first ones
+                log.add(
+                    display, line, None, f"row has {len(row)} fields, expected at least {width}"
+                )
+                continue
+            # tuples of strings leave the garbage collector's care: millions of tiny rows
+            # then cost no long collection pauses (which would stall the server's other
+            # threads, /health included)
+            rows.append((line, tuple(unescape_cell(row[i]) for i in order)))
     except csv.Error as error:
         log.add(display, reader.line_num, None, f"malformed CSV: {error}")
     return display, rows, log
@@ -204,7 +422,12 @@ def _pair(
         log.add(name, line, "paper_id", "empty paper id")
     if not reviewer_id:
         log.add(name, line, "reviewer_id", "empty reviewer id")
-    return (paper_id, reviewer_id) if paper_id and reviewer_id else None
+    damaged = False
+    for field, value in (("paper_id", paper_id), ("reviewer_id", reviewer_id)):
+        if CONTROL_CHARACTERS.search(value):
+            log.add(name, line, field, f"control character in id {value!r}")
+            damaged = True
+    return (paper_id, reviewer_id) if paper_id and reviewer_id and not damaged else None
 
 
 def _number(cell: str) -> float | None:

@@ -118,7 +118,11 @@ def test_admin_reaches_every_venue_and_unknown_venue_is_404(api: Api) -> None:
 
 def test_create_token_cli_bootstraps_a_fresh_database(tmp_path: Path) -> None:
     settings = Settings(database_url=f"sqlite:///{tmp_path / 'fresh.db'}", data_dir=tmp_path)
-    secret = create_token_cli(role="chair", venue="icml", name="pc-chair", settings=settings)
+    with pytest.raises(ValueError, match="does not exist"):
+        create_token_cli(role="chair", venue="icml", name="pc-chair", settings=settings)
+    secret = create_token_cli(
+        role="chair", venue="icml", name="pc-chair", create_venue=True, settings=settings
+    )
     app = create_app(settings)
     with TestClient(app) as client:
         headers = {"Authorization": f"Bearer {secret}"}

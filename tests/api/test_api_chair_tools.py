@@ -28,12 +28,16 @@ def _pairs(api: Api, venue: str, token: str, assignment: int) -> set[tuple[str, 
 
 def test_me_names_the_calling_token(api: Api) -> None:
     venue, chair, viewer = api.new_venue()
-    assert api.call("GET", "/me", api.admin).json() == {
+    me = api.call("GET", "/me", api.admin).json()
+    assert {k: me[k] for k in ("name", "role", "venue_id", "expires_at")} == {
         "name": "admin",
         "role": "admin",
         "venue_id": None,
+        "expires_at": None,
     }
-    assert api.call("GET", "/me", chair).json() == {
+    assert isinstance(me["token_id"], int)
+    me = api.call("GET", "/me", chair).json()
+    assert {k: me[k] for k in ("name", "role", "venue_id")} == {
         "name": f"chair@{venue}",
         "role": "chair",
         "venue_id": venue,
@@ -202,11 +206,18 @@ def test_custom_max_papers_upload_caps_reviewers(api: Api) -> None:
     assert job.json()["state"] == "succeeded", job.json()
     assignment_id = job.json()["result"]["assignment_id"]
     stored = api.call("GET", f"/venues/{venue}/assignments/{assignment_id}", chair).json()
-    # the file's rows override the body's entries; the body's others stay
-    assert stored["parameters"]["custom_max_load"] == {
+    # the file is stored as the venue's max loads; its rows override the body's entries for
+    # the same reviewers, the body's others stay in the request
+    assert stored["parameters"]["custom_max_load"] == {"Lena_Language1": 2}
+    assert stored["summary"]["limits"]["custom_max_load"] == {
         "Grace_Graph1": 0,
         "Victor_Vision1": 1,
         "Lena_Language1": 2,
+    }
+    listed = api.call("GET", f"/venues/{venue}/reviewer-max-loads", chair).json()
+    assert {(i["reviewer_id"], i["max_load"]) for i in listed["items"]} == {
+        ("Grace_Graph1", 0),
+        ("Victor_Vision1", 1),
     }
     pairs = _pairs(api, venue, chair, assignment_id)
     assert not any(r == "Grace_Graph1" for _, r in pairs)

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect
+from conftest import BACKENDS, _postgres_database
+from fastapi.testclient import TestClient
+from sqlalchemy import inspect, select, text
 
-from api.db import Database, migrate
-from api.models import Base
+from api.app import create_app
+from api.auth import hash_secret
+from api.db import Database, alembic_config, migrate
+from api.models import ApiToken, AssignmentRow, Base
+from api.settings import Settings
 
 
 def test_migrations_match_models(database_url: str) -> None:
@@ -29,5 +40,66 @@ def test_sqlite_runs_in_wal_with_foreign_keys(tmp_path: object) -> None:
         with database.engine.connect() as connection:
             assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
             assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+    finally:
+        database.dispose()
+
+
+@pytest.fixture(params=BACKENDS)
+def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'empty.db'}"
+    else:
+        yield from _postgres_database()
+
+
+def test_0002_keeps_existing_data_and_downgrades(empty_database_url: str) -> None:
+    """A 0001 database with a deployed run and a token upgrades to head (deployed -> live,
+    version 1, tokens without a prefix still work) and back."""
+    database = Database(empty_database_url)
+    now = datetime.now(UTC)
+    try:
+        migrate(database.engine, "0001")
+        with database.engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO venues (id, name, corpus_version, created_at) "
+                    "VALUES ('old', 'Old', 0, :now)"
+                ),
+                {"now": now},
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO api_tokens (token_hash, name, role, venue_id, created_at, "
+                    "revoked) VALUES (:hash, 'legacy', 'chair', 'old', :now, :no)"
+                ),
+                {"hash": hash_secret("rec_legacy"), "now": now, "no": False},
+            )
+            for state in ("deployed", "draft", "superseded"):
+                connection.execute(
+                    text(
+                        "INSERT INTO assignments (venue_id, state, parameters, summary, "
+                        "created_at) VALUES ('old', :state, '{}', '{}', :now)"
+                    ),
+                    {"state": state, "now": now},
+                )
+        migrate(database.engine)
+        with database.session() as session:
+            runs = {r.state: r.version for r in session.scalars(select(AssignmentRow))}
+            assert runs == {"live": 1, "draft": 1, "superseded": 1}
+            token = session.scalar(select(ApiToken))
+            assert token is not None and (token.prefix, token.revoked_by) == ("", "")
+        app = create_app(Settings(database_url=empty_database_url, run_migrations=False))
+        with TestClient(app) as client:
+            me = client.get("/me", headers={"Authorization": "Bearer rec_legacy"})
+            assert me.status_code == 200 and me.json()["name"] == "legacy"
+            live = client.get(
+                "/venues/old/assignments/live", headers={"Authorization": "Bearer rec_legacy"}
+            )
+            assert live.status_code == 200 and live.json()["state"] == "live"
+        command.downgrade(alembic_config(database.engine), "0001")
+        with database.engine.connect() as connection:
+            states = set(connection.execute(text("SELECT state FROM assignments")).scalars())
+            assert states == {"deployed", "draft", "superseded"}
+        migrate(database.engine)
     finally:
         database.dispose()

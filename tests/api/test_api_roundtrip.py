@@ -54,10 +54,13 @@ def test_upload_compute_assign_export(api: Api) -> None:
     assert top["total"] == 4 and len(top["items"]) == 2
     assert top["items"][0]["reviewer_id"] == "Grace_Graph1"
     assert top["items"][0]["score"] >= top["items"][1]["score"]
-    # Rita Reinforce wrote P3: an author conflict, marked in the lists
-    p3 = api.call("GET", f"/venues/{venue}/papers/P3/reviewers", viewer).json()["items"]
+    # Rita Reinforce wrote P3: an author conflict, marked in the lists for chairs only
+    p3 = api.call("GET", f"/venues/{venue}/papers/P3/reviewers", chair).json()["items"]
     rita = next(item for item in p3 if item["reviewer_id"] == "Rita_Reinforce1")
     assert rita["conflict"] and "author" in rita["conflict"][0]
+    p3 = api.call("GET", f"/venues/{venue}/papers/P3/reviewers", viewer).json()["items"]
+    rita = next(item for item in p3 if item["reviewer_id"] == "Rita_Reinforce1")
+    assert rita["conflict"] is None and rita["bid"] is None
     papers = api.call("GET", f"/venues/{venue}/reviewers/Victor_Vision1/papers", viewer).json()
     assert papers["items"][0]["paper_id"] == "P2"
 
@@ -114,7 +117,8 @@ def test_upload_compute_assign_export(api: Api) -> None:
     assert (
         list(affinity_rows[0]) == ["paper_id", "reviewer_id", "score"] and len(affinity_rows) == 16
     )
-    conflict_rows = read_csv(api.call("GET", f"/venues/{venue}/conflicts/export", viewer).text)
+    conflict_rows = read_csv(api.call("GET", f"/venues/{venue}/conflicts/export", chair).text)
+    assert api.call("GET", f"/venues/{venue}/conflicts/export", viewer).status_code == 403
     assert {"paper_id": "P3", "reviewer_id": "Rita_Reinforce1", "constraint": "-1"} in conflict_rows
 
     # a later upload makes the run stale (scores were computed on the old corpus)
@@ -197,8 +201,14 @@ def test_edits_resolve_and_deploy(api: Api) -> None:
     assert ("P2", "Lena_Language1") in new_pairs
     assert ("P2", "Victor_Vision1") not in new_pairs
 
-    deployed = api.call("POST", f"/venues/{venue}/assignments/{resolved}/deploy", chair).json()
-    assert deployed["state"] == "deployed"
+    version = api.call("GET", f"/venues/{venue}/assignments/{resolved}", chair).json()["version"]
+    deployed = api.call(
+        "POST",
+        f"/venues/{venue}/assignments/{resolved}/deploy",
+        chair,
+        json={"assignment_id": resolved, "version": version},
+    ).json()
+    assert deployed["state"] == "live" and deployed["deployed_by"] == f"chair@{venue}"
     assert api.call("GET", f"/venues/{venue}/assignments/{resolved}", viewer).status_code == 200
     listing = api.call("GET", f"/venues/{venue}/assignments", viewer).json()
     assert [a["id"] for a in listing["items"]] == [resolved]
@@ -210,7 +220,7 @@ def test_edits_resolve_and_deploy(api: Api) -> None:
     )
     assert again.status_code == 409
 
-    audit = api.call("GET", f"/venues/{venue}/audit", viewer, params={"limit": 100}).json()
+    audit = api.call("GET", f"/venues/{venue}/audit", chair, params={"limit": 100}).json()
     actions = [entry["action"] for entry in audit["items"]]
     for action in (
         "assignment.pin",
@@ -222,6 +232,20 @@ def test_edits_resolve_and_deploy(api: Api) -> None:
     ):
         assert action in actions
     assert all(entry["actor"] for entry in audit["items"])
+    # a viewer reads who published what, and nothing of the edits before it
+    public = api.call("GET", f"/venues/{venue}/audit", viewer).json()["items"]
+    assert [(e["action"], e["actor"], e["detail"]) for e in public] == [
+        (
+            "assignment.deploy",
+            f"chair@{venue}",
+            {
+                "assignment_id": resolved,
+                "version": version,
+                "previous_live_id": None,
+                "rollback": False,
+            },
+        )
+    ]
 
 
 def test_infeasible_and_unknown_ids(api: Api) -> None:

@@ -28,7 +28,9 @@ class LiveServer:
 
         database = Database(self.database_url)
         try:
-            return create_token(database, name=name, role=role, venue_id=venue_id)
+            return create_token(
+                database, name=name, role=role, venue_id=venue_id, create_venue=True
+            )
         finally:
             database.dispose()
 

@@ -35,7 +35,7 @@ def test_top_k_rows_is_deterministic_with_ties() -> None:
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_top_k_rows_and_merge_match_python_sorting_with_many_ties(dtype: type) -> None:
     rng = np.random.default_rng(11)
-    values = (rng.integers(-3, 3, size=(40, 30)) / 2).astype(dtype)
+    values: npt.NDArray[np.floating] = (rng.integers(-3, 3, size=(40, 30)) / 2).astype(dtype)
     values[rng.random(values.shape) < 0.1] = -np.inf
     values[rng.random(values.shape) < 0.05] = -0.0
     expected = _python_top_k(values, 7)

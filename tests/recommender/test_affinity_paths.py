@@ -74,6 +74,8 @@ CONFIGS = [
     ScoringParams(method="tfidf", aggregation="topk", k=2, recency_half_life=3.0),
     ScoringParams(method="tfidf", aggregation="softmax", paper_centering=True),
     ScoringParams(method="combined"),
+    ScoringParams(method="tfidf", aggregation="mean", recency_half_life=2.0),
+    ScoringParams(method="combined", aggregation="mean", paper_centering=True),
 ]
 
 

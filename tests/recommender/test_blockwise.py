@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -199,13 +201,16 @@ def test_blockwise_from_model_matches_model_affinity() -> None:
     config = ScoringParams(method="tfidf", aggregation="topk", k=2, recency_half_life=3.0)
     model = AffinityModel(config).fit(reviewers, submissions)
     expected = model.affinity().scores
+    assert expected is not None
     options = {**model.blockwise_options(), "paper_block": 4, "publication_block": 3}
     result = blockwise_affinity(**options)
     np.testing.assert_allclose(result.dense_scores(), expected, rtol=0, atol=2e-6)
     small = RunOptions(blockwise_min_pairs=0, paper_block=4, publication_block=3)
     blockwise_model = AffinityModel(config, small).fit(reviewers, submissions)
     assert blockwise_model.uses_blockwise()
-    np.testing.assert_allclose(blockwise_model.affinity().scores, expected, rtol=0, atol=2e-6)
+    again = blockwise_model.affinity().scores
+    assert again is not None
+    np.testing.assert_allclose(again, expected, rtol=0, atol=2e-6)
 
 
 def test_offsets_and_reviewer_blocks() -> None:
@@ -230,7 +235,7 @@ def test_incremental_updates_equal_full_recompute(kind: str) -> None:
     papers, pubs, offsets = _dense_inputs(4) if kind == "dense" else _sparse_inputs(4)
     # combined: the global min-max range must merge too (the channel is any vectors)
     config = ScoringParams(method="combined", aggregation="topk", k=2)
-    options = {"params": config, "paper_block": 6, "publication_block": 8}
+    options: dict[str, Any] = {"params": config, "paper_block": 6, "publication_block": 8}
     full = blockwise_affinity(
         papers,
         pubs,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from api.cli import main
+from cli.main import main
 
 TOPICS = [
     "graph neural networks message passing",

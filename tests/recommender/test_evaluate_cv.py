@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from api.cli import main
+from cli.main import main
 from recommender.affinity import ScoringParams
 from recommender.evaluate import CV_CANDIDATES
 

@@ -422,11 +422,21 @@ def test_pair_constraints() -> None:
     }
     assert frame["value"].dtype == "int8"
     with pytest.raises(InputError) as excinfo:
-        read_pair_constraints(b"p1,r1,0\np1,r2,yes\np1,r3,1\np1,r3,-1\n", "constraints.csv")
+        read_pair_constraints(b"p1,r1,2\np1,r2,yes\np1,r3,1\np1,r3,-1\n", "constraints.csv")
     problems = problems_of(excinfo)
-    assert has_problem(problems, "constraints.csv", 1, "value", "must be -1 (conflict) or 1")
+    assert has_problem(problems, "constraints.csv", 1, "value", "must be -1 (conflict), 1")
     assert has_problem(problems, "constraints.csv", 2, "value", "got 'yes'")
     assert has_problem(problems, "constraints.csv", 4, "value", "different value")
+    # OpenReview's 0 means "no effect": read and dropped; lines kept for later messages
+    lined = read_pair_constraints(
+        b"p1,r1,0\np1,r2,-1\n\np1,r3,1,reason text\n", "c.csv", with_lines=True
+    )
+    assert lined.to_dict("list") == {
+        "paper_id": ["p1", "p1"],
+        "reviewer_id": ["r2", "r3"],
+        "value": [-1, 1],
+        "line": [2, 4],
+    }
 
 
 def test_custom_max_papers(tmp_path: Path) -> None:

@@ -1,0 +1,227 @@
+"""Per-paper demand and per-reviewer max loads, stored as venue resources.
+
+Uploading a file replaces the whole table (``paper_id,demand`` or ``reviewer_id,max``, the
+OpenReview custom max papers format); one entry can also be set or removed on its own.
+Every later solve reads the table, and publishing checks runs against it (see
+:mod:`api.limits`). Chairs and admins only.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, UploadFile
+from pydantic import BaseModel, Field
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+from api.auth import ChairReader, Writer
+from api.dependencies import Limit, Offset, SessionDep
+from api.ids import PaperIdPath, ReviewerIdPath, VenueIdPath
+from api.limits import replace_demands, replace_max_loads
+from api.models import PaperDemand, ReviewerMaxLoad
+from api.schemas import Page, PaperDemandOut, ReviewerMaxLoadOut, UploadResult
+from api.store import audit, not_found, paginate, require_paper, require_reviewer
+from api.uploads import CollectionPaused, SettingsDep, upload_bytes, upload_name
+from recommender.io import read_custom_max_papers, read_demand
+
+router = APIRouter(tags=["limits"])
+
+
+class DemandIn(BaseModel):
+    demand: int = Field(ge=0, le=100_000, description="reviewers this paper needs")
+
+
+class MaxLoadIn(BaseModel):
+    max_load: int = Field(ge=0, le=100_000, description="most papers this reviewer takes")
+
+
+class DeletedOut(BaseModel):
+    deleted: int
+
+
+def _count(session: Session, model: Any, venue_id: str) -> int:
+    return int(session.scalar(select(func.count()).where(model.venue_id == venue_id)) or 0)
+
+
+@router.post("/venues/{venue_id}/paper-demands/upload", response_model=UploadResult)
+def upload_paper_demands(
+    venue_id: VenueIdPath,
+    settings: SettingsDep,
+    principal: Writer,
+    session: SessionDep,
+    _gc: CollectionPaused,
+    file: Annotated[UploadFile, File(description="CSV paper_id,demand")],
+) -> UploadResult:
+    """Replace the venue's per-paper demand with the file's rows; papers not in the file
+    take each solve's ``reviewers_per_paper``. 422 names every bad row and unknown paper;
+    nothing changes then."""
+    name = upload_name(file, "demand.csv")
+    frame = read_demand(upload_bytes(file, settings, name), name)
+    stored = replace_demands(session, venue_id, frame, name)
+    audit(session, venue_id, principal.name, "paper_demands.upload", source=name, rows=stored)
+    session.commit()
+    return UploadResult(created=stored, updated=0, total=stored)
+
+
+@router.get("/venues/{venue_id}/paper-demands", response_model=Page[PaperDemandOut])
+def list_paper_demands(
+    venue_id: VenueIdPath,
+    principal: ChairReader,
+    session: SessionDep,
+    limit: Limit = 100,
+    offset: Offset = 0,
+) -> dict[str, Any]:
+    """Stored per-paper demands, by paper id."""
+    query = (
+        select(PaperDemand).where(PaperDemand.venue_id == venue_id).order_by(PaperDemand.paper_id)
+    )
+    items, total = paginate(session, query, limit, offset)
+    return {"items": items, "total": total, "limit": limit, "offset": offset}
+
+
+@router.put("/venues/{venue_id}/paper-demands/{paper_id}", response_model=PaperDemandOut)
+def set_paper_demand(
+    venue_id: VenueIdPath,
+    paper_id: PaperIdPath,
+    body: DemandIn,
+    principal: Writer,
+    session: SessionDep,
+) -> PaperDemand:
+    """Set one paper's demand."""
+    require_paper(session, venue_id, paper_id)
+    row = session.get(PaperDemand, (venue_id, paper_id))
+    if row is None:
+        row = PaperDemand(venue_id=venue_id, paper_id=paper_id, demand=body.demand)
+        session.add(row)
+    else:
+        row.demand = body.demand
+    audit(
+        session,
+        venue_id,
+        principal.name,
+        "paper_demands.set",
+        paper_id=paper_id,
+        demand=body.demand,
+    )
+    session.commit()
+    return row
+
+
+@router.delete("/venues/{venue_id}/paper-demands/{paper_id}", response_model=DeletedOut)
+def delete_paper_demand(
+    venue_id: VenueIdPath, paper_id: PaperIdPath, principal: Writer, session: SessionDep
+) -> DeletedOut:
+    """Remove one paper's demand: it takes each solve's ``reviewers_per_paper`` again."""
+    row = session.get(PaperDemand, (venue_id, paper_id))
+    if row is None:
+        raise not_found("stored demand of paper", paper_id)
+    session.delete(row)
+    audit(session, venue_id, principal.name, "paper_demands.delete", paper_id=paper_id)
+    session.commit()
+    return DeletedOut(deleted=1)
+
+
+@router.delete("/venues/{venue_id}/paper-demands", response_model=DeletedOut)
+def clear_paper_demands(
+    venue_id: VenueIdPath, principal: Writer, session: SessionDep
+) -> DeletedOut:
+    """Remove every stored demand of the venue."""
+    count = _count(session, PaperDemand, venue_id)
+    session.execute(delete(PaperDemand).where(PaperDemand.venue_id == venue_id))
+    audit(session, venue_id, principal.name, "paper_demands.clear", rows=count)
+    session.commit()
+    return DeletedOut(deleted=count)
+
+
+@router.post("/venues/{venue_id}/reviewer-max-loads/upload", response_model=UploadResult)
+def upload_reviewer_max_loads(
+    venue_id: VenueIdPath,
+    settings: SettingsDep,
+    principal: Writer,
+    session: SessionDep,
+    _gc: CollectionPaused,
+    file: Annotated[UploadFile, File(description="CSV reviewer_id,max (custom max papers)")],
+) -> UploadResult:
+    """Replace the venue's per-reviewer max loads with the file's rows; reviewers not in the
+    file take each solve's ``max_load``. 422 names every bad row and unknown reviewer."""
+    name = upload_name(file, "max-loads.csv")
+    frame = read_custom_max_papers(upload_bytes(file, settings, name), name)
+    stored = replace_max_loads(session, venue_id, frame, name)
+    audit(session, venue_id, principal.name, "reviewer_max_loads.upload", source=name, rows=stored)
+    session.commit()
+    return UploadResult(created=stored, updated=0, total=stored)
+
+
+@router.get("/venues/{venue_id}/reviewer-max-loads", response_model=Page[ReviewerMaxLoadOut])
+def list_reviewer_max_loads(
+    venue_id: VenueIdPath,
+    principal: ChairReader,
+    session: SessionDep,
+    limit: Limit = 100,
+    offset: Offset = 0,
+) -> dict[str, Any]:
+    """Stored per-reviewer max loads, by reviewer id."""
+    query = (
+        select(ReviewerMaxLoad)
+        .where(ReviewerMaxLoad.venue_id == venue_id)
+        .order_by(ReviewerMaxLoad.reviewer_id)
+    )
+    items, total = paginate(session, query, limit, offset)
+    return {"items": items, "total": total, "limit": limit, "offset": offset}
+
+
+@router.put(
+    "/venues/{venue_id}/reviewer-max-loads/{reviewer_id}", response_model=ReviewerMaxLoadOut
+)
+def set_reviewer_max_load(
+    venue_id: VenueIdPath,
+    reviewer_id: ReviewerIdPath,
+    body: MaxLoadIn,
+    principal: Writer,
+    session: SessionDep,
+) -> ReviewerMaxLoad:
+    """Set one reviewer's max load."""
+    require_reviewer(session, venue_id, reviewer_id)
+    row = session.get(ReviewerMaxLoad, (venue_id, reviewer_id))
+    if row is None:
+        row = ReviewerMaxLoad(venue_id=venue_id, reviewer_id=reviewer_id, max_load=body.max_load)
+        session.add(row)
+    else:
+        row.max_load = body.max_load
+    audit(
+        session,
+        venue_id,
+        principal.name,
+        "reviewer_max_loads.set",
+        reviewer_id=reviewer_id,
+        max_load=body.max_load,
+    )
+    session.commit()
+    return row
+
+
+@router.delete("/venues/{venue_id}/reviewer-max-loads/{reviewer_id}", response_model=DeletedOut)
+def delete_reviewer_max_load(
+    venue_id: VenueIdPath, reviewer_id: ReviewerIdPath, principal: Writer, session: SessionDep
+) -> DeletedOut:
+    """Remove one reviewer's max load: they take each solve's ``max_load`` again."""
+    row = session.get(ReviewerMaxLoad, (venue_id, reviewer_id))
+    if row is None:
+        raise not_found("stored max load of reviewer", reviewer_id)
+    session.delete(row)
+    audit(session, venue_id, principal.name, "reviewer_max_loads.delete", reviewer_id=reviewer_id)
+    session.commit()
+    return DeletedOut(deleted=1)
+
+
+@router.delete("/venues/{venue_id}/reviewer-max-loads", response_model=DeletedOut)
+def clear_reviewer_max_loads(
+    venue_id: VenueIdPath, principal: Writer, session: SessionDep
+) -> DeletedOut:
+    """Remove every stored max load of the venue."""
+    count = _count(session, ReviewerMaxLoad, venue_id)
+    session.execute(delete(ReviewerMaxLoad).where(ReviewerMaxLoad.venue_id == venue_id))
+    audit(session, venue_id, principal.name, "reviewer_max_loads.clear", rows=count)
+    session.commit()
+    return DeletedOut(deleted=count)

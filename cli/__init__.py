@@ -1,0 +1,1 @@
+"""The ``recommender`` command line: one module per command, each calling the services."""

@@ -1,0 +1,14 @@
+"""Use cases shared by every face (command line, HTTP routers, job handlers).
+
+Faces parse their own syntax into the typed parameters of :mod:`services.params` and call
+one function per use case; the services call the domain packages (:mod:`recommender`,
+:mod:`matching`) and never a face (``api``, ``cli``).
+
+- :func:`services.problem.build_problem` / :func:`services.assignment.solve_assignment` /
+  :func:`services.assignment.assign`: the assignment (conflicts, pins, bids, loads, demand,
+  side constraints, solver choice, statistics);
+- :func:`services.conflicts.detect_conflicts`: conflicts of interest from profiles;
+- :func:`services.scoring.score`: affinity scores, bids folded, Not Willing pairs removed;
+- :mod:`services.edits`: pins, forbids and swaps as constraints that survive re-solves;
+- :mod:`services.exports`: outputs written all together or not at all.
+"""
