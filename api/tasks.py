@@ -30,6 +30,7 @@ from api.store import (
 )
 from recommender.affinity.options import RunOptions
 from recommender.affinity.params import ScoringParams
+from recommender.packaged_models import ModelNotInstalledError
 from services.assignment import json_safe as json_safe  # re-exported for the routers
 from services.params import AssignParams
 
@@ -95,10 +96,16 @@ def affinity_handler(
         try:
             # Lenient with records of version 0.1 (re-runs): their run options are dropped.
             params = ScoringParams.from_stored(ctx.params.get("config", {}))
-            if params.uses_embedding:
-                options.model_path(params.model)
         except ValueError as error:
             raise JobFailed(f"bad affinity config: {error}") from error
+        if params.uses_embedding:
+            try:
+                options.model_path(params.model)
+            except ModelNotInstalledError as error:
+                # The server's installation, not the request: the CLI's message verbatim.
+                raise JobFailed(str(error)) from error
+            except ValueError as error:
+                raise JobFailed(f"bad affinity config: {error}") from error
         ctx.log(
             f"{len(submissions)} papers x {len(reviewers)} reviewers, config {params.to_dict()}"
         )

