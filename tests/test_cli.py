@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -370,3 +371,50 @@ def test_score_folds_bids_into_the_score(tiny_venue, tmp_path, capsys):
     assert bid[("p0", "Bo_Vision1")] > plain[("p0", "Bo_Vision1")]
     others = bid.drop(("p0", "Bo_Vision1"))
     assert (others == plain.drop(("p0", "Bo_Vision1"))).all()
+
+
+def _mpnet_available() -> bool:
+    from recommender.packaged_models import MPNET_NAME, is_installed
+
+    return is_installed(MPNET_NAME)
+
+
+@pytest.mark.skipif(
+    not _mpnet_available() and os.environ.get("CI", "").lower() != "true",
+    reason="the default model's packages (requirements-mpnet.txt) are not installed",
+)
+def test_score_with_every_default_uses_the_default_model_end_to_end(tiny_venue, tmp_path):
+    """No scoring flag at all: the one default (``ScoringParams()``, MPNet combined), from a
+    cold embedding cache. The only test that embeds with the default model (5x slower than
+    MiniLM); the others choose MiniLM or TF-IDF. In CI the packages must be installed."""
+    from recommender.affinity import ScoringParams
+
+    archives, submissions = tiny_venue
+    output = tmp_path / "scores.csv"
+    code = main(
+        [
+            "score",
+            "--archives",
+            str(archives),
+            "--submissions",
+            str(submissions),
+            "--output",
+            str(output),
+            "--cache-dir",
+            str(tmp_path / "cold-cache"),
+        ]
+    )
+    assert code == 0
+    used = json.loads((tmp_path / "scores.config.json").read_text())["affinity"]
+    default = ScoringParams()
+    assert used["model"] == default.model == "all-mpnet-base-v2"
+    for field in ("method", "aggregation", "embedding_weight", "normalisation"):
+        assert used[field] == getattr(default, field), field
+    scores = pd.read_csv(output)
+    assert len(scores) == 9 and scores["score"].between(0, 1).all()
+    best = scores.loc[scores.groupby("paper_id")["score"].idxmax()].set_index("paper_id")
+    assert best["reviewer_id"].to_dict() == {
+        "p0": "Ada_Graph1",
+        "p1": "Bo_Vision1",
+        "p2": "Cy_Speech1",
+    }

@@ -57,7 +57,9 @@ def test_cancel_within_seconds_frees_the_worker_on_a_live_server(
 ) -> None:
     reviewers, submissions = _synthetic_venue(400, 100)
     with (
-        live_server(database_url, tmp_path, job_workers=1, affinity_top_n=100) as server,
+        live_server(
+            database_url, tmp_path, job_workers=1, affinity_top_n=100, cache_dir="none"
+        ) as server,
         server.client() as client,
     ):
         base = f"/venues/cancel-{time.monotonic_ns()}"
@@ -87,9 +89,11 @@ def test_cancel_within_seconds_frees_the_worker_on_a_live_server(
             assert ended["state"] == "cancelled" and took < CANCEL_DEADLINE, (took, ended)
             assert client.get(f"{base}/assignments").json()["total"] == 0
 
-            # an embedding job (loads a sentence-transformers model) cancelled mid-way
+            # an embedding job (loads a sentence-transformers model) cancelled mid-way; the
+            # bundled MiniLM (any model does), and no embedding cache, so it always embeds
             embed = client.post(
-                f"{base}/affinity/jobs", json={"config": {"method": "embedding"}}
+                f"{base}/affinity/jobs",
+                json={"config": {"method": "embedding", "model": "all-MiniLM-L6-v2"}},
             ).json()
             assert _wait(client, f"{base}/jobs/{embed['id']}", {"running"}, 60)["state"] == (
                 "running"

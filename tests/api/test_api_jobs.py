@@ -25,6 +25,7 @@ from api.jobs import JobContext, JobFailed, JobRunner
 from api.models import Job, Venue
 
 REPO = Path(__file__).resolve().parents[2]
+EMBEDDING = {"method": "embedding", "model": "all-MiniLM-L6-v2"}
 
 
 @pytest.fixture
@@ -261,9 +262,8 @@ def test_sigkill_during_a_job_loses_nothing(database_url: str, tmp_path: Path) -
             runs_before = client.get(f"{base}/affinity").json()
 
             # the embedding method loads a sentence-transformers model: seconds of real work
-            slow = client.post(
-                f"{base}/affinity/jobs", json={"config": {"method": "embedding"}}
-            ).json()
+            # (the bundled MiniLM: any model does, and the default MPNet is 5x slower)
+            slow = client.post(f"{base}/affinity/jobs", json={"config": EMBEDDING}).json()
             running = _wait_state(client, f"{base}/jobs/{slow['id']}", {"running"}, 30)
             assert running["state"] == "running", running
             time.sleep(0.5)
@@ -292,9 +292,7 @@ def test_sigkill_during_a_job_loses_nothing(database_url: str, tmp_path: Path) -
             assert latest["config"]["method"] == "embedding"
 
             # cancelling a running job: it ends cancelled and writes no affinity run
-            doomed = client.post(
-                f"{base}/affinity/jobs", json={"config": {"method": "embedding"}}
-            ).json()
+            doomed = client.post(f"{base}/affinity/jobs", json={"config": EMBEDDING}).json()
             assert (
                 _wait_state(client, f"{base}/jobs/{doomed['id']}", {"running"}, 30)["state"]
                 == "running"

@@ -173,7 +173,7 @@ def test_dask_score_embeds_and_scores_like_the_local_run(thread_client, tmp_path
     submissions = [
         Submission(id=f"s{i}", title=" ".join(rng.choice(words, 5)), abstract="") for i in range(7)
     ]
-    params = ScoringParams(aggregation="topk", k=2)
+    params = ScoringParams(aggregation="topk", k=2, model="all-MiniLM-L6-v2")
     options = RunOptions(cache_dir=tmp_path / "remote", blockwise_min_pairs=0, paper_block=3)
     model, remote = dask_score(reviewers, submissions, params, options, client=thread_client)
     assert model.embedder_ is not None and model.embedder_.n_encoded == 6 * 2 + 7

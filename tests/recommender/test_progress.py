@@ -11,6 +11,7 @@ import pytest
 from recommender.affinity import AffinityModel, RunOptions, ScoringParams, compute_affinity
 from recommender.corpus import Publication, Reviewer, Submission
 from recommender.embeddings import EmbeddingCache
+from recommender.packaged_models import MINILM_NAME
 from recommender.profiles import EmbeddingProfiler, LocalTextEncoder
 
 TOPICS = ["graph neural networks", "speech recognition", "protein folding", "policy gradients"]
@@ -106,7 +107,7 @@ def test_compute_affinity_reports_one_monotone_progress(tmp_path) -> None:
     affinity = compute_affinity(
         reviewers,
         submissions,
-        ScoringParams(),
+        ScoringParams(model=MINILM_NAME),
         RunOptions(cache_dir=tmp_path / "cache"),
         progress=progress,
     )

@@ -12,6 +12,7 @@ import pytest
 from recommender.affinity import Affinity, AffinityModel, RunOptions, ScoringParams
 from recommender.affinity.store import load_model, save_model
 from recommender.corpus import Publication, Reviewer, Submission
+from recommender.packaged_models import MINILM_NAME
 
 TOPICS = ["graph neural networks", "speech recognition", "protein folding", "policy gradients"]
 
@@ -44,8 +45,8 @@ def venue() -> tuple[list[Reviewer], list[Submission]]:
     [
         ScoringParams(method="tfidf", aggregation="topk", k=2, recency_half_life=2.0),
         ScoringParams(method="tfidf", paper_centering=True),
-        ScoringParams(),
-        ScoringParams(normalisation="rank", aggregation="softmax"),
+        ScoringParams(model=MINILM_NAME),  # the default but its model (any model saves alike)
+        ScoringParams(normalisation="rank", aggregation="softmax", model=MINILM_NAME),
     ],
     ids=["tfidf-topk-recency", "tfidf-centred", "combined", "combined-rank"],
 )
