@@ -141,6 +141,9 @@ function solveBody() {
     seed: values.seed,
     time_limit: values.time_limit,
   };
+  const name = (values.name ?? "").trim(), note = (values.note ?? "").trim();
+  if (name) body.name = name;
+  if (note) body.note = note;
   if (values.solver === "randomized" && values.q != null) body.probability_cap = values.q;
   if (values.objective === "fairness") body.fairness_keep = values.fairness_keep ?? 1;
   if (values.min_score != null) body.min_score = values.min_score;
