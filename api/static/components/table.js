@@ -68,6 +68,8 @@ export class PagedTable {
       this.sizeSelect);
     this.element = h("div", { class: "paged-table" },
       h("div", { class: "table-wrap" }, this.table), this.pager, this.error);
+    this.pageButtons.hidden = true; // until the first page says there is a second
+    this.sizeSelect.hidden = true;
     this.renderHead();
     this.tbody.addEventListener("keydown", (event) => this.onKey(event));
     this.tbody.addEventListener("focusin", (event) => this.rove(event.target));

@@ -265,7 +265,7 @@ function updateCard(card, job) {
   const cancel = card.querySelector('[data-testid="cancel-job"]');
   cancel.hidden = !active || !canWrite();
   if (job.cancel_requested && active) { cancel.disabled = true; cancel.textContent = "Cancelling…"; }
-  card.querySelector('[data-testid="rerun-job"]').hidden = active || !canWrite() || job.state === "succeeded" && job.kind === "affinity";
+  card.querySelector('[data-testid="rerun-job"]').hidden = active || !canWrite();
   const bar = bars.get(job.id);
   bar.set(job.progress ?? 0, job.stage ?? (active ? "" : job.state), active && job.started_at ? elapsed(job.started_at) : "");
   bar.finish(active ? "" : job.state);

@@ -57,6 +57,8 @@ export function renderRunBar() {
 }
 
 export function setupRuns() {
+  // a run renamed, edited or published elsewhere on the page: the bar says so
+  on("runs", () => renderRunBar());
   $("#run-select").addEventListener("change", (event) => {
     const id = Number(event.target.value);
     if (id) selectRun(id);
