@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import HTTPException, status
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
+from api.errors import ApiError
 from api.explain import ExplainerCache
 from api.models import AssignmentPair, AssignmentRow, Conflict, Pin
 from api.pairs import pair_score
@@ -43,9 +43,11 @@ def refuse_conflict(session: Session, venue_id: str, paper_id: str, reviewer_id:
     ]
     if blocking:
         reasons = "; ".join(f"{c.source}: {c.reason}" for c in blocking)
-        raise HTTPException(
-            status.HTTP_409_CONFLICT,
+        raise ApiError(
+            409,
+            "conflict_of_interest",
             f"({paper_id}, {reviewer_id}) is a conflict of interest ({reasons})",
+            reasons=[f"{c.source}: {c.reason}" if c.reason else c.source for c in blocking],
         )
 
 
@@ -90,9 +92,12 @@ def overfilled_limits(
 
 
 def _refuse_overfill(action: str, row: AssignmentRow, limits: list[str], advice: str) -> None:
-    raise HTTPException(
-        status.HTTP_409_CONFLICT,
+    raise ApiError(
+        409,
+        "would_overfill",
         f"{action} would overfill draft {row.id}: {'; '.join(limits)}. {advice}",
+        force_allowed=True,
+        limits=limits,
     )
 
 
@@ -309,13 +314,10 @@ def swap(
     if old is None:
         raise not_found("assigned pair", f"{paper_id}/{remove_reviewer_id}")
     if session.get(AssignmentPair, (row.id, paper_id, add_reviewer_id)) is not None:
-        raise HTTPException(
-            status.HTTP_409_CONFLICT, f"{add_reviewer_id!r} already reviews {paper_id!r}"
-        )
+        raise ApiError(409, "already_assigned", f"{add_reviewer_id!r} already reviews {paper_id!r}")
     if old.pinned:
-        raise HTTPException(
-            status.HTTP_409_CONFLICT,
-            f"({paper_id}, {remove_reviewer_id}) is pinned; unpin it first",
+        raise ApiError(
+            409, "pinned_pair", f"({paper_id}, {remove_reviewer_id}) is pinned; unpin it first"
         )
     refuse_conflict(session, venue_id, paper_id, add_reviewer_id)
     limits = overfilled_limits(

@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from fastapi import HTTPException, status
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from api.auth import Principal
+from api.errors import ApiError
 from api.jobs import JobRunner
 from api.limits import Limits, contradictions, resolve_limits, unknown_ids
 from api.models import (
@@ -46,10 +46,12 @@ def require_draft(
 ) -> AssignmentRow:
     row = require_assignment(session, venue_id, assignment_id, principal)
     if row.state != "draft":
-        raise HTTPException(
-            status.HTTP_409_CONFLICT,
+        raise ApiError(
+            409,
+            "not_a_draft",
             f"assignment {assignment_id} is {row.state}; only drafts can be edited "
             "(solve again for a new draft)",
+            state=row.state,
         )
     return row
 
@@ -70,22 +72,23 @@ def start_assignment(
     with the refusal. 422: an option that cannot act (:func:`services.assignment.check_options`),
     an unknown id, a map contradicting a stored value; 409: no affinities yet, or more reviews
     needed than the reviewers can take (stored demand and max loads counted)."""
-    from services.assignment import capacity_shortfall, check_options
+    from services.assignment import capacity, capacity_shortfall, check_options
     from services.errors import OptionError
 
     run = require_run(session, venue_id)
     try:
         check_options(body)
     except OptionError as error:
-        raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_CONTENT, f"{error.option}: {error.message}"
+        raise ApiError(
+            422, "invalid_option", f"{error.option}: {error.message}", field=error.option
         ) from error
     parameters = body.model_dump(mode="json")
-    problems = unknown_ids(session, venue_id, parameters) + contradictions(
-        session, venue_id, parameters
-    )
-    if problems:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, "; ".join(problems[:20]))
+    unknown = unknown_ids(session, venue_id, parameters)
+    if unknown:
+        raise ApiError(422, "unknown_ids", "; ".join(unknown[:20]))
+    contradicting = contradictions(session, venue_id, parameters)
+    if contradicting:
+        raise ApiError(422, "contradicts_stored_limit", "; ".join(contradicting[:20]))
     paper_ids = list(
         session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id))
     )
@@ -99,7 +102,15 @@ def start_assignment(
     )
     shortfall = capacity_shortfall(resolved, paper_ids, reviewer_ids)
     if shortfall:
-        raise HTTPException(status.HTTP_409_CONFLICT, f"infeasible: {shortfall}")
+        totals = capacity(resolved, paper_ids, reviewer_ids)
+        raise ApiError(
+            409,
+            "over_capacity",
+            f"infeasible: {shortfall}",
+            demand_total=totals.demand,
+            capacity_total=totals.capacity,
+            smallest_max_load=totals.smallest_max_load,
+        )
     params = {**parameters, "affinity_run_id": run.id}
     return start_job(runner, session, venue_id, "assignment", params, actor)
 

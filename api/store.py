@@ -7,10 +7,11 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 import pandas as pd
-from fastapi import HTTPException, status
+from fastapi import HTTPException
 from sqlalchemy import Select, func, select, update
 from sqlalchemy.orm import Session
 
+from api.errors import ApiError
 from api.jobs import JobRunner
 from api.models import (
     AffinityRun,
@@ -197,7 +198,7 @@ def paginate(
 
 
 def not_found(what: str, identifier: object) -> HTTPException:
-    return HTTPException(status.HTTP_404_NOT_FOUND, f"{what} {identifier!r} not found")
+    return ApiError(404, "not_found", f"{what} {identifier!r} not found")
 
 
 def latest_run(session: Session, venue_id: str) -> AffinityRun | None:
@@ -212,8 +213,9 @@ def latest_run(session: Session, venue_id: str) -> AffinityRun | None:
 def require_run(session: Session, venue_id: str) -> AffinityRun:
     run = latest_run(session, venue_id)
     if run is None:
-        raise HTTPException(
-            status.HTTP_409_CONFLICT,
+        raise ApiError(
+            409,
+            "no_affinities",
             f"venue {venue_id!r} has no affinities yet: "
             f"POST /venues/{venue_id}/affinity/jobs first",
         )

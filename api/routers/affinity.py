@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from api.auth import ChairReader, Principal, Reader, Writer
 from api.dependencies import Explainers, Limit, Offset, Runner, SessionDep
+from api.errors import ApiError
 from api.exports import ExportFormat, stream_rows
 from api.ids import PaperIdPath, ReviewerIdPath, VenueIdPath
 from api.models import AffinityScore, Conflict, Job
@@ -48,7 +49,7 @@ def compute_affinities(
     try:
         config = AffinityConfig.from_dict(body.config)
     except (TypeError, ValueError) as error:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, f"config: {error}") from error
+        raise ApiError(422, "invalid_option", f"config: {error}", field="config") from error
     params = {"config": json.loads(json.dumps(config.to_dict(), default=str)), "top_n": body.top_n}
     return start_job(runner, session, venue_id, "affinity", params, principal.name)
 

@@ -22,6 +22,7 @@ from api.auth import (
     token_state,
 )
 from api.dependencies import Limit, Offset, SessionDep
+from api.errors import ApiError
 from api.ids import RowIdPath, TextQuery, VenueIdPath
 from api.models import ApiToken, AssignmentRow, AuditEntry, Venue
 from api.schemas import AuditOut, MeOut, Page, TokenIn, TokenInfoOut, TokenOut, VenueIn, VenueOut
@@ -59,7 +60,7 @@ def who_am_i(principal: CurrentPrincipal) -> MeOut:
 def create_venue(body: VenueIn, principal: Admin, session: SessionDep) -> VenueOut:
     """Create a venue (global admin only)."""
     if session.get(Venue, body.id) is not None:
-        raise HTTPException(status.HTTP_409_CONFLICT, f"venue {body.id!r} already exists")
+        raise ApiError(409, "venue_exists", f"venue {body.id!r} already exists")
     venue = Venue(id=body.id, name=body.name or body.id)
     session.add(venue)
     session.flush()
