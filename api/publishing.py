@@ -35,6 +35,7 @@ from api.models import (
     SubmissionRow,
     utcnow,
 )
+from api.names import name_rows
 from api.store import audit
 from services.edits import Violation, limit_violations
 from services.edits import edited_summary as services_edited_summary
@@ -126,8 +127,14 @@ def describe(violation: Violation) -> str:
     return violation.describe()
 
 
-def refusal(row: AssignmentRow, found: Sequence[Violation], action: str) -> HTTPException:
-    """409 listing the violations (at most LISTED) and what the chair can do."""
+def refusal(
+    row: AssignmentRow,
+    found: Sequence[Violation],
+    action: str,
+    session: Session | None = None,
+) -> HTTPException:
+    """409 listing the violations (at most LISTED, named when ``session`` is given) and
+    what the chair can do."""
     shown = "; ".join(describe(v) for v in found[:5])
     more = f" and {len(found) - 5} more" if len(found) > 5 else ""
     message = (
@@ -138,6 +145,8 @@ def refusal(row: AssignmentRow, found: Sequence[Violation], action: str) -> HTTP
         "for loads and demand)"
     )
     listed = [v.to_dict() for v in found[:LISTED]]
+    if session is not None:
+        listed = name_rows(session, row.venue_id, listed)
     return ApiError(
         409,
         "constraint_violations",
@@ -223,7 +232,7 @@ def publish(
             + " (check the ids, or send only the items the refusal listed)",
         )
     if missing:
-        raise refusal(row, missing, "publishing")
+        raise refusal(row, missing, "publishing", session)
     previous = session.scalar(
         select(AssignmentRow.id).where(
             AssignmentRow.venue_id == row.venue_id,
