@@ -467,6 +467,7 @@ class AuditOut(BaseModel):
     venue_id: str | None
     actor: str
     action: str
+    summary: str = Field(default="", description="the entry in one sentence")
     detail: dict[str, Any]
     at: datetime
 

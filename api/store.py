@@ -192,6 +192,7 @@ def start_job(
         actor,
         f"job.{kind}.start",
         job_id=job.id,
+        job_number=job.number,
         params=params,
         rerun_of=rerun_of,
     )
