@@ -11,10 +11,9 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import IntegrityError
 
 from api.db import Database, migrate
 from api.errors import install_error_handlers
@@ -23,7 +22,6 @@ from api.jobs import JobRunner
 from api.routers import affinity, assignments, corpus, edits, jobs, limits, venues
 from api.settings import Settings
 from api.tasks import affinity_handler, assignment_handler
-from recommender.corpus import InputError
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -130,20 +128,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(
         BodySizeLimit, max_bytes=settings.max_upload_bytes + MULTIPART_OVERHEAD_BYTES
     )
-
-    @app.exception_handler(InputError)
-    async def input_error(_request: Request, error: InputError) -> JSONResponse:
-        return JSONResponse(
-            {"detail": str(error).splitlines()[0], "problems": error.to_dicts()}, status_code=422
-        )
-
-    @app.exception_handler(IntegrityError)
-    async def integrity_error(_request: Request, error: IntegrityError) -> JSONResponse:
-        # two requests raced to create the same row; the loser changed nothing
-        return JSONResponse(
-            {"detail": "a concurrent change created the same record; nothing was stored, retry"},
-            status_code=409,
-        )
 
     install_error_handlers(app)
 

@@ -19,10 +19,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
-from fastapi import HTTPException, status
+from fastapi import HTTPException
 from sqlalchemy import and_, select, update
 from sqlalchemy.orm import Session
 
+from api.errors import ApiError
 from api.limits import resolve_limits
 from api.models import (
     AffinityScore,
@@ -34,6 +35,7 @@ from api.models import (
     SubmissionRow,
     utcnow,
 )
+from api.names import name_rows
 from api.store import audit
 from services.edits import Violation, limit_violations
 from services.edits import edited_summary as services_edited_summary
@@ -125,8 +127,14 @@ def describe(violation: Violation) -> str:
     return violation.describe()
 
 
-def refusal(row: AssignmentRow, found: Sequence[Violation], action: str) -> HTTPException:
-    """409 listing the violations (at most LISTED) and what the chair can do."""
+def refusal(
+    row: AssignmentRow,
+    found: Sequence[Violation],
+    action: str,
+    session: Session | None = None,
+) -> HTTPException:
+    """409 listing the violations (at most LISTED, named when ``session`` is given) and
+    what the chair can do."""
     shown = "; ".join(describe(v) for v in found[:5])
     more = f" and {len(found) - 5} more" if len(found) > 5 else ""
     message = (
@@ -136,15 +144,21 @@ def refusal(row: AssignmentRow, found: Sequence[Violation], action: str) -> HTTP
         "item (overrides: [{paper_id, reviewer_id, reason}], paper_id or reviewer_id null "
         "for loads and demand)"
     )
-    return HTTPException(
-        status.HTTP_409_CONFLICT,
+    listed = [v.to_dict() for v in found[:LISTED]]
+    if session is not None:
+        listed = name_rows(session, row.venue_id, listed)
+    return ApiError(
+        409,
+        "constraint_violations",
         {
             "message": message,
             "assignment_id": row.id,
             "version": row.version,
             "total": len(found),
-            "violations": [v.to_dict() for v in found[:LISTED]],
+            "violations": listed,
         },
+        total=len(found),
+        violations=listed,
     )
 
 
@@ -175,8 +189,9 @@ def claim_version(
     )
     if getattr(result, "rowcount", 0) != 1:
         session.rollback()
-        raise HTTPException(
-            status.HTTP_409_CONFLICT,
+        raise ApiError(
+            409,
+            "stale_version",
             f"assignment {row.id} changed while this request ran (another edit or a "
             "publication); reload it and try again",
         )
@@ -193,32 +208,31 @@ def publish(
 ) -> AssignmentRow:
     """Make ``row`` the venue's live run (see the module rules); the caller commits."""
     if row.state == "live":
-        raise HTTPException(
-            status.HTTP_409_CONFLICT, f"assignment {row.id} is already the live assignment"
-        )
+        raise ApiError(409, "already_live", f"assignment {row.id} is already the live assignment")
     if version != row.version:
-        raise HTTPException(
-            status.HTTP_409_CONFLICT,
+        raise ApiError(
+            409,
+            "stale_version",
             f"assignment {row.id} is at version {row.version}, but the confirmation names "
             f"version {version}: it changed since it was reviewed; review it again and "
             "confirm the current version",
+            version=row.version,
         )
     found = violations(session, row)
     targets = [(paper, reviewer) for paper, reviewer, _reason in overrides]
     if len(set(targets)) != len(targets):
-        raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_CONTENT, "overrides: an item is listed twice"
-        )
+        raise ApiError(422, "validation_error", "overrides: an item is listed twice")
     missing, stray = uncovered(found, targets)
     if stray:
-        raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_CONTENT,
+        raise ApiError(
+            422,
+            "validation_error",
             "overrides name items that break no hard constraint: "
             + "; ".join(f"paper {p!r}, reviewer {r!r}" for p, r in stray[:10])
             + " (check the ids, or send only the items the refusal listed)",
         )
     if missing:
-        raise refusal(row, missing, "publishing")
+        raise refusal(row, missing, "publishing", session)
     previous = session.scalar(
         select(AssignmentRow.id).where(
             AssignmentRow.venue_id == row.venue_id,
@@ -247,8 +261,9 @@ def publish(
     )
     if getattr(result, "rowcount", 0) != 1:
         session.rollback()
-        raise HTTPException(
-            status.HTTP_409_CONFLICT,
+        raise ApiError(
+            409,
+            "stale_version",
             f"assignment {row.id} changed while it was being published; reload and confirm again",
         )
     by_target = {(p, r): reason for p, r, reason in overrides}

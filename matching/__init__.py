@@ -5,10 +5,12 @@ Knows nothing of files, HTTP or how scores were made: it takes ids, arrays and m
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from matching.alternates import alternates
 from matching.assignment import Assignment
+from matching.check import Evaluation, Violation, evaluate, violations
 from matching.constraints import (
     Fairness,
     MaxPerGroup,
@@ -19,8 +21,17 @@ from matching.constraints import (
     model_constraints,
 )
 from matching.diagnose import Cause, Diagnosis, diagnose
-from matching.problem import AssignmentProblem, Infeasible
-from matching.solvers import FlowSolver, IlpSolver, RandomizedSolver, get_solver
+from matching.monitor import SolveCancelled, SolveMonitor
+from matching.problem import (
+    AssignmentProblem,
+    Infeasible,
+    ProblemInputError,
+    UnknownIds,
+    unknown_entries,
+)
+from matching.solvers import FlowSolver, IlpSolver, RandomizedSolver, SolverTimeout, get_solver
+from matching.solvers.ilp import DEFAULT_TIME_LIMIT
+from matching.validate import OptionError, validate_options
 
 
 def solve(
@@ -29,32 +40,61 @@ def solve(
     solver: str = "auto",
     time_limit: float | None = None,
     seed: int | None = None,
+    monitor: SolveMonitor | None = None,
     **options: Any,
 ) -> Assignment:
     """Solve with ``solver``; ``"auto"`` picks the exact min-cost flow when the problem has
     no side constraint beyond pair filters (``MinScore``), the ILP otherwise. ``options``
-    go to the solver's constructor."""
+    go to the solver's constructor.
+
+    First runs :func:`validate_options` with ``strict=False``: it raises
+    :class:`OptionError` (a ``ValueError``) for an option that cannot act (no reviewer has a
+    group or the attribute asked for) or a solver that cannot honour it; options that merely
+    cannot bind, and other inert ones, become ``Assignment.warnings``. A service that wants
+    those refused calls ``validate_options(problem)`` (strict) first. ``monitor`` receives
+    progress and can stop the solve (:class:`SolveCancelled`). Raises :class:`Infeasible`
+    (with a diagnosis) when no assignment exists, including :class:`SolverTimeout` when an
+    ILP found none within its time limit."""
+    warnings = validate_options(problem, solver=solver, strict=False, **options)
     if solver == "auto":
         solver = "ilp" if model_constraints(apply_pair_filters(problem)) else "flow"
-    return get_solver(solver, **options).solve(problem, time_limit=time_limit, seed=seed)
+    result = get_solver(solver, **options).solve(
+        problem, time_limit=time_limit, seed=seed, monitor=monitor
+    )
+    if warnings:
+        result = replace(result, warnings=(*result.warnings, *warnings))
+    return result
 
 
 __all__ = [
+    "DEFAULT_TIME_LIMIT",
     "Assignment",
     "AssignmentProblem",
     "Cause",
     "Diagnosis",
+    "Evaluation",
     "Fairness",
     "FlowSolver",
     "IlpSolver",
     "Infeasible",
     "MaxPerGroup",
     "MinScore",
+    "OptionError",
+    "ProblemInputError",
     "RandomizedSolver",
     "RequireAttribute",
+    "SolveCancelled",
+    "SolveMonitor",
+    "SolverTimeout",
+    "UnknownIds",
+    "Violation",
     "alternates",
     "diagnose",
+    "evaluate",
     "exclude_pairs",
     "get_solver",
     "solve",
+    "unknown_entries",
+    "validate_options",
+    "violations",
 ]

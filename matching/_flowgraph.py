@@ -51,24 +51,27 @@ def residual(problem: AssignmentProblem) -> Residual:
 
 
 def solve_flow(
-    problem: AssignmentProblem, rest: Residual, costs: IntArray | None
+    problem: AssignmentProblem,
+    rest: Residual,
+    costs: IntArray | None,
+    pairs: IntArray | None = None,
 ) -> tuple[int, IntArray]:
-    """Min-cost flow over the free pairs. ``costs`` (len(rest.free),) integer unit costs or
-    None for a pure feasibility check. Returns (OR-Tools status, flow per free pair)."""
+    """Min-cost flow over ``pairs`` (indices of free pairs of ``problem``; default all of
+    ``rest.free``). ``costs`` (len(pairs),) integer unit costs or None for a pure
+    feasibility check. Returns (OR-Tools status, flow per pair of ``pairs``)."""
+    pairs = rest.free if pairs is None else pairs
     n_papers, n_reviewers = problem.n_papers, problem.n_reviewers
     sink = n_papers + n_reviewers
     if np.any(rest.demand_left < 0) or np.any(rest.max_left < rest.min_left):
-        return int(min_cost_flow.SimpleMinCostFlow.INFEASIBLE), np.zeros(len(rest.free), np.int64)
-    tails = np.concatenate([problem.pair_paper[rest.free], np.arange(n_reviewers) + n_papers])
-    heads = np.concatenate(
-        [problem.pair_reviewer[rest.free] + n_papers, np.full(n_reviewers, sink)]
-    )
+        return int(min_cost_flow.SimpleMinCostFlow.INFEASIBLE), np.zeros(len(pairs), np.int64)
+    tails = np.concatenate([problem.pair_paper[pairs], np.arange(n_reviewers) + n_papers])
+    heads = np.concatenate([problem.pair_reviewer[pairs] + n_papers, np.full(n_reviewers, sink)])
     capacities = np.concatenate(
-        [np.ones(len(rest.free), np.int64), (rest.max_left - rest.min_left).astype(np.int64)]
+        [np.ones(len(pairs), np.int64), (rest.max_left - rest.min_left).astype(np.int64)]
     )
     unit_costs = np.concatenate(
         [
-            np.zeros(len(rest.free), np.int64) if costs is None else costs.astype(np.int64),
+            np.zeros(len(pairs), np.int64) if costs is None else costs.astype(np.int64),
             np.zeros(n_reviewers, np.int64),
         ]
     )
@@ -84,8 +87,71 @@ def solve_flow(
     flow.set_nodes_supplies(np.arange(sink + 1), supplies)
     status = flow.solve()
     if status != flow.OPTIMAL:
-        return int(status), np.zeros(len(rest.free), np.int64)
-    return int(status), np.asarray(flow.flows(arcs[: len(rest.free)]), dtype=np.int64)
+        return int(status), np.zeros(len(pairs), np.int64)
+    return int(status), np.asarray(flow.flows(arcs[: len(pairs)]), dtype=np.int64)
+
+
+def potentials(
+    problem: AssignmentProblem,
+    rest: Residual,
+    pairs: IntArray,
+    costs: IntArray,
+    flows: IntArray,
+) -> IntArray | None:
+    """Node potentials ``d`` (papers, reviewers, sink; int64) proving a min-cost flow
+    optimal, or None if the flow is not optimal (a negative cycle in its residual network).
+
+    ``d`` are shortest-path distances on the residual network of the flow over ``pairs``
+    (with ``costs`` and ``flows`` per pair) from a virtual node joined to every node by a
+    0-cost arc, by vectorized Bellman-Ford. Every residual arc (i, j) then has reduced cost
+    ``cost + d[i] - d[j] >= 0``; in LP terms ``u[p] = d[p] - d[sink]`` and
+    ``v[r] = d[sink] - d[P + r]`` are optimal duals of the demand and load rows, and a pair
+    (p, r) left out of ``pairs`` can improve the flow only if ``cost + d[p] - d[P + r] < 0``
+    (its reduced cost; see :func:`improving_pairs`)."""
+    n_papers, n_reviewers = problem.n_papers, problem.n_reviewers
+    sink = n_papers + n_reviewers
+    papers = problem.pair_paper[pairs]
+    reviewers = problem.pair_reviewer[pairs] + n_papers
+    used = flows > 0
+    load = np.bincount(problem.pair_reviewer[pairs][used], minlength=n_reviewers)
+    room = np.flatnonzero(load < rest.max_left)  # arc reviewer -> sink can take more
+    above = np.flatnonzero(load > rest.min_left)  # arc reviewer -> sink can give back
+    tails = np.concatenate(
+        [np.where(used, reviewers, papers), room + n_papers, np.full(len(above), sink)]
+    )
+    heads = np.concatenate(
+        [np.where(used, papers, reviewers), np.full(len(room), sink), above + n_papers]
+    )
+    weights = np.concatenate(
+        [np.where(used, -costs, costs), np.zeros(len(room) + len(above), np.int64)]
+    )
+    distance = np.zeros(sink + 1, dtype=np.int64)
+    if len(tails) == 0:
+        return distance
+    order = np.argsort(heads, kind="stable")
+    tails, heads, weights = tails[order], heads[order], weights[order]
+    targets, starts = np.unique(heads, return_index=True)
+    for _ in range(sink + 2):
+        best = np.minimum.reduceat(distance[tails] + weights, starts)
+        improved = best < distance[targets]
+        if not improved.any():
+            return distance
+        distance[targets[improved]] = best[improved]
+    return None
+
+
+def improving_pairs(
+    problem: AssignmentProblem, distance: IntArray, pairs: IntArray, costs: IntArray
+) -> IntArray:
+    """The pairs among ``pairs`` (with ``costs``) whose reduced cost under the potentials
+    ``distance`` is negative: the only pairs that could improve the flow."""
+    n_papers = problem.n_papers
+    reduced = (
+        costs
+        + distance[problem.pair_paper[pairs]]
+        - distance[problem.pair_reviewer[pairs] + n_papers]
+    )
+    return pairs[reduced < 0]
 
 
 OPTIMAL = int(min_cost_flow.SimpleMinCostFlow.OPTIMAL)

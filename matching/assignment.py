@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from matching.problem import AssignmentProblem, BoolArray, IntArray
+
+
+def total_score(scores: npt.ArrayLike) -> float:
+    """Sum of ``scores`` as a float; a ``ValueError`` in words when finite scores add up
+    past the largest float (e.g. several scores of 1e308)."""
+    values = np.asarray(scores, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        total = float(values.sum()) if len(values) else 0.0
+    if not math.isfinite(total):
+        raise ValueError(
+            f"the total score of {len(values)} assigned pairs exceeds the largest number a "
+            f"float can hold (largest score {float(np.abs(values).max()):.3g}); divide the "
+            "scores by a constant"
+        )
+    return total
 
 
 @dataclass(frozen=True, eq=False)
@@ -16,8 +33,14 @@ class Assignment:
     """Chosen candidate pairs of ``problem`` and how good they are.
 
     ``selected`` indexes into the problem's pair arrays. ``objective`` is the total score of
-    the selected pairs; ``upper_bound`` a proven bound on the best objective (e.g. the LP
-    relaxation), so ``gap = (upper_bound - objective) / max(1, |upper_bound|)``.
+    the selected pairs, in the problem's units; ``upper_bound`` a proven upper bound on the
+    best objective of ANY assignment meeting the problem's hard constraints (for the flow
+    solver the optimum itself, up to a stated rounding; for the ILP the solver's dual
+    bound; for the randomized solver the deterministic optimum), so ``objective <=
+    upper_bound`` always and ``gap = (upper_bound - objective) / max(1, |upper_bound|)``.
+    ``parameters`` holds what else a solver measured (status, certificate, expectations);
+    ``warnings`` the sentences :func:`matching.validate.validate_options` returned (inert
+    options).
     """
 
     problem: AssignmentProblem
@@ -28,6 +51,7 @@ class Assignment:
     parameters: dict[str, Any] = field(default_factory=dict)
     seed: int | None = None
     solve_seconds: float = 0.0
+    warnings: tuple[str, ...] = ()
 
     @property
     def gap(self) -> float:
@@ -117,5 +141,6 @@ class Assignment:
             "load_max": int(reviewers["assigned"].max()) if len(reviewers) else 0,
             "seed": self.seed,
             "parameters": self.parameters,
+            "warnings": list(self.warnings),
             "solve_seconds": self.solve_seconds,
         }

@@ -10,7 +10,7 @@ may not be (checked by max flow), so pruning never turns a feasible venue infeas
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -19,8 +19,10 @@ import scipy.sparse as sp
 from matching.diagnose import diagnose
 from matching.problem import AssignmentProblem, FloatArray, Infeasible, IntArray, sorted_member
 
-ScoreSource = npt.NDArray[np.floating] | Callable[[], Iterable[np.ndarray]] | Iterable[np.ndarray]
-PairMask = tuple[npt.ArrayLike, npt.ArrayLike] | sp.spmatrix | sp.sparray | np.ndarray
+ScoreSource: TypeAlias = (
+    npt.NDArray[np.floating] | Callable[[], Iterable[np.ndarray]] | Iterable[np.ndarray]
+)
+PairMask: TypeAlias = tuple[npt.ArrayLike, npt.ArrayLike] | sp.spmatrix | sp.sparray | np.ndarray
 
 
 def top_k_pairs(
@@ -61,8 +63,10 @@ def top_k_pairs(
     for block in _chain(first, blocks):
         values = np.array(block, dtype=np.float64)
         if values.ndim != 2 or values.shape[1] != n_reviewers:
-            raise ValueError(f"score block at row {row0} has shape {values.shape}, "
-                             f"expected (rows, {n_reviewers})")
+            raise ValueError(
+                f"score block at row {row0} has shape {values.shape}, "
+                f"expected (rows, {n_reviewers})"
+            )
         if not np.all(np.isfinite(values)):
             bad = np.argwhere(~np.isfinite(values))[0]
             raise ValueError(f"score at (paper {row0 + bad[0]}, reviewer {bad[1]}) is not finite")
@@ -83,8 +87,9 @@ def top_k_pairs(
             parts_score.append(top_values[keep])
         if k_reviewer > 0:
             merged_value = np.vstack([best_value, values])
-            merged_row = np.vstack([best_row, np.broadcast_to(
-                np.arange(rows)[:, None] + row0, values.shape)])
+            merged_row = np.vstack(
+                [best_row, np.broadcast_to(np.arange(rows)[:, None] + row0, values.shape)]
+            )
             if len(merged_value) > k_reviewer:
                 top = np.argpartition(-merged_value, k_reviewer - 1, axis=0)[:k_reviewer]
                 merged_value = np.take_along_axis(merged_value, top, axis=0)
@@ -141,12 +146,15 @@ def sparse_problem(
             forced_mask = sorted_member(np.sort(forced_p * shape[1] + forced_r), keys)
         if conflicts is not None and np.any(forced_mask):
             conflict_p, conflict_r = _as_index_arrays(conflicts, shape)
-            clash = sorted_member(np.sort(conflict_p * shape[1] + conflict_r),
-                                  paper * shape[1] + reviewer)
+            clash = sorted_member(
+                np.sort(conflict_p * shape[1] + conflict_r), paper * shape[1] + reviewer
+            )
             if np.any(clash & forced_mask):
                 i = int(np.flatnonzero(clash & forced_mask)[0])
-                raise ValueError(f"pair ({paper_ids[paper[i]]}, {reviewer_ids[reviewer[i]]}) "
-                                 "is both forced and a conflict")
+                raise ValueError(
+                    f"pair ({paper_ids[paper[i]]}, {reviewer_ids[reviewer[i]]}) "
+                    "is both forced and a conflict"
+                )
         problem = AssignmentProblem(
             paper_ids=tuple(paper_ids),
             reviewer_ids=tuple(reviewer_ids),
@@ -167,8 +175,10 @@ def sparse_problem(
         if k >= shape[1] and k_reviewer >= shape[0]:
             raise Infeasible(diagnosis)
         if not reread:
-            raise ValueError("the sparse problem is infeasible and K must grow, but the score "
-                             "blocks cannot be read twice; pass an array or a callable")
+            raise ValueError(
+                "the sparse problem is infeasible and K must grow, but the score "
+                "blocks cannot be read twice; pass an array or a callable"
+            )
         k, k_reviewer = min(2 * k, shape[1]), min(2 * k_reviewer, shape[0])
 
 

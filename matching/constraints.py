@@ -137,8 +137,10 @@ def exclude_pairs(
     for codes, raw, what in ((papers, paper_id, "paper"), (reviewers, reviewer_id, "reviewer")):
         unknown = np.flatnonzero(codes < 0)
         if len(unknown):
-            raise ValueError(f"excluded pair {int(unknown[0])}: unknown {what} id "
-                             f"{str(np.asarray(raw)[unknown[0]])!r}")
+            raise ValueError(
+                f"excluded pair {int(unknown[0])}: unknown {what} id "
+                f"{str(np.asarray(raw)[unknown[0]])!r}"
+            )
     drop = papers.astype(np.int64) * problem.n_reviewers + reviewers
     keys = problem.pair_paper * problem.n_reviewers + problem.pair_reviewer
     return problem.keep_pairs(~sorted_member(np.sort(drop), keys))

@@ -34,9 +34,12 @@ class Cause:
     """One reason for infeasibility.
 
     ``kind`` is a stable machine name (``capacity``, ``min_load_total``, ``paper_eligible``,
-    ``reviewer_min``, ``forced_reviewer``, ``forced_paper``, ``attribute``, ``group``,
-    ``forced_group``, ``hall_papers``, ``hall_reviewers``, ``flow``); ``ids`` the papers or
-    reviewers involved; ``relaxation`` the smallest change that removes this cause."""
+    ``reviewer_min``, ``forced_reviewer``, ``forced_paper``, ``attribute``,
+    ``attribute_capacity``, ``group``, ``forced_group``, ``hall_papers``, ``hall_reviewers``,
+    ``flow``; from the solvers: ``side_constraint``, ``probability_cap``, and ``time_limit``
+    for :class:`~matching.solvers.ilp.SolverTimeout`, which does not prove infeasibility);
+    ``ids`` the papers or reviewers involved; ``relaxation`` the smallest change that
+    removes this cause."""
 
     kind: str
     message: str
@@ -82,11 +85,14 @@ def diagnose(problem: AssignmentProblem, *, flow_check: bool = True) -> Diagnosi
             f"reviewer {reviewer_ids[r]} has {f} forced pairs, max load {problem.max_load[r]}"
             for r, f in zip(over_reviewers, forced, strict=True)
         ]
-        result.causes.append(Cause(
-            "forced_reviewer", _listing(details),
-            tuple(reviewer_ids[over_reviewers]),
-            "raise those max loads to the forced count or unforce pairs",
-        ))
+        result.causes.append(
+            Cause(
+                "forced_reviewer",
+                _listing(details),
+                tuple(reviewer_ids[over_reviewers]),
+                "raise those max loads to the forced count or unforce pairs",
+            )
+        )
     over_papers = np.flatnonzero(rest.demand_left < 0)
     if len(over_papers):
         details = [
@@ -94,31 +100,39 @@ def diagnose(problem: AssignmentProblem, *, flow_check: bool = True) -> Diagnosi
             f"demand {problem.demand[p]}"
             for p in over_papers
         ]
-        result.causes.append(Cause(
-            "forced_paper", _listing(details), tuple(paper_ids[over_papers]),
-            "raise those demands to the forced count or unforce pairs",
-        ))
+        result.causes.append(
+            Cause(
+                "forced_paper",
+                _listing(details),
+                tuple(paper_ids[over_papers]),
+                "raise those demands to the forced count or unforce pairs",
+            )
+        )
 
     total_demand = int(problem.demand.sum())
     total_capacity = int(problem.max_load.sum())
     if total_demand > total_capacity:
         missing = total_demand - total_capacity
-        result.causes.append(Cause(
-            "capacity",
-            f"total demand {total_demand} exceeds total capacity {total_capacity}",
-            (),
-            f"add {missing} reviewer slots (raise max loads or recruit) or lower demand by "
-            f"{missing}",
-        ))
+        result.causes.append(
+            Cause(
+                "capacity",
+                f"total demand {total_demand} exceeds total capacity {total_capacity}",
+                (),
+                f"add {missing} reviewer slots (raise max loads or recruit) or lower demand by "
+                f"{missing}",
+            )
+        )
     total_min = int(problem.min_load.sum())
     if total_min > total_demand:
         excess = total_min - total_demand
-        result.causes.append(Cause(
-            "min_load_total",
-            f"total minimum load {total_min} exceeds total demand {total_demand}",
-            (),
-            f"lower minimum loads by {excess} in total",
-        ))
+        result.causes.append(
+            Cause(
+                "min_load_total",
+                f"total minimum load {total_min} exceeds total demand {total_demand}",
+                (),
+                f"lower minimum loads by {excess} in total",
+            )
+        )
 
     usable = problem.max_load[problem.pair_reviewer] > 0
     eligible = np.bincount(problem.pair_paper[usable], minlength=problem.n_papers)
@@ -128,11 +142,15 @@ def diagnose(problem: AssignmentProblem, *, flow_check: bool = True) -> Diagnosi
             f"paper {paper_ids[p]} has {eligible[p]} eligible reviewers, needs {problem.demand[p]}"
             for p in short
         ]
-        result.causes.append(Cause(
-            "paper_eligible", _listing(details), tuple(paper_ids[short]),
-            f"add {int((problem.demand[short] - eligible[short]).sum())} candidate reviewers "
-            "to those papers or lower their demand to the eligible count",
-        ))
+        result.causes.append(
+            Cause(
+                "paper_eligible",
+                _listing(details),
+                tuple(paper_ids[short]),
+                f"add {int((problem.demand[short] - eligible[short]).sum())} candidate reviewers "
+                "to those papers or lower their demand to the eligible count",
+            )
+        )
     wanted = problem.demand[problem.pair_paper] > 0
     candidates = np.bincount(problem.pair_reviewer[wanted], minlength=problem.n_reviewers)
     starved = np.flatnonzero(candidates < problem.min_load)
@@ -142,10 +160,14 @@ def diagnose(problem: AssignmentProblem, *, flow_check: bool = True) -> Diagnosi
             f"{problem.min_load[r]}"
             for r in starved
         ]
-        result.causes.append(Cause(
-            "reviewer_min", _listing(details), tuple(reviewer_ids[starved]),
-            "lower those minimum loads to the candidate count",
-        ))
+        result.causes.append(
+            Cause(
+                "reviewer_min",
+                _listing(details),
+                tuple(reviewer_ids[starved]),
+                "lower those minimum loads to the candidate count",
+            )
+        )
 
     coupling = model_constraints(problem)
     for constraint in coupling:
@@ -193,11 +215,15 @@ def _attribute_causes(
             f"needs {needed[p]}"
             for p in short
         ]
-        causes.append(Cause(
-            "attribute", _listing(details), tuple(paper_ids[short]),
-            f"add candidate reviewers with {constraint.name} to those papers or lower "
-            f"min_count to {int(count[short].min())}",
-        ))
+        causes.append(
+            Cause(
+                "attribute",
+                _listing(details),
+                tuple(paper_ids[short]),
+                f"add candidate reviewers with {constraint.name} to those papers or lower "
+                f"min_count to {int(count[short].min())}",
+            )
+        )
     too_many = np.flatnonzero((problem.demand > 0) & (problem.demand < constraint.min_count))
     if len(too_many):
         details = [
@@ -205,11 +231,92 @@ def _attribute_causes(
             f"{constraint.name} but has demand {problem.demand[p]}"
             for p in too_many
         ]
-        causes.append(Cause(
-            "attribute", _listing(details), tuple(paper_ids[too_many]),
-            f"raise those demands to {constraint.min_count} or lower min_count",
-        ))
+        causes.append(
+            Cause(
+                "attribute",
+                _listing(details),
+                tuple(paper_ids[too_many]),
+                f"raise those demands to {constraint.min_count} or lower min_count",
+            )
+        )
+    if not causes:
+        causes.extend(_attribute_capacity_causes(problem, constraint, mask, paper_ids))
     return causes
+
+
+def _attribute_capacity_causes(
+    problem: AssignmentProblem,
+    constraint: RequireAttribute,
+    mask: np.ndarray,
+    paper_ids: np.ndarray,
+) -> list[Cause]:
+    """Whether the reviewers with the attribute have enough slots for the papers that
+    need them: in total (counting holders' max loads) and, by a min cut on the holders'
+    candidate pairs, for a subset of papers (Hall's condition)."""
+    rest = _flowgraph.residual(problem)
+    forced_holders = np.bincount(
+        problem.pair_paper[problem.forced][mask[problem.pair_reviewer[problem.forced]]],
+        minlength=problem.n_papers,
+    )
+    needed = np.maximum(np.where(problem.demand > 0, constraint.min_count, 0) - forced_holders, 0)
+    capacity = np.where(mask, np.maximum(rest.max_left, 0), 0)
+    holders = np.flatnonzero(mask & (capacity > 0))
+    wanting = np.flatnonzero(needed > 0)
+    name = constraint.name
+    each = "one" if constraint.min_count == 1 else str(constraint.min_count)
+    if int(capacity.sum()) < int(needed.sum()):
+        loads = capacity[holders]
+        slots = (
+            f"{_count(len(holders), 'reviewer')} with {name} × max {int(loads[0])} = "
+            f"{int(loads.sum())} slots"
+            if len(holders) and loads.min() == loads.max()
+            else f"{_count(len(holders), 'reviewer')} with {name} have "
+            f"{int(loads.sum())} free slots in total"
+        )
+        return [
+            Cause(
+                "attribute_capacity",
+                f"{slots} for {_count(len(wanting), 'paper')} that each need {each} "
+                f"({int(needed.sum())} in all)",
+                tuple(paper_ids[wanting][:_LISTED]),
+                f"raise the max loads of reviewers with {name} by "
+                f"{int(needed.sum() - capacity.sum())} in total, add reviewers with {name}, "
+                "or lower the minimum",
+            )
+        ]
+    free = rest.free
+    usable = mask[problem.pair_reviewer[free]] & (needed[problem.pair_paper[free]] > 0)
+    pairs = free[usable]
+    side = _min_cut_side(
+        problem.pair_paper[pairs],
+        problem.pair_reviewer[pairs],
+        needed,
+        capacity,
+        problem.n_papers,
+        problem.n_reviewers,
+    )
+    if side is None:
+        return []
+    candidates = np.unique(problem.pair_reviewer[pairs][np.isin(problem.pair_paper[pairs], side)])
+    supply = int(capacity[candidates].sum())
+    need = int(needed[side].sum())
+    reviewer_ids = np.asarray(problem.reviewer_ids, dtype=object)
+    return [
+        Cause(
+            "attribute_capacity",
+            f"papers {_names(paper_ids[side])} together need {need} reviewers with {name} but "
+            f"the {_count(len(candidates), 'reviewer')} with {name} among their candidates "
+            f"({_names(reviewer_ids[candidates])}) {'has' if len(candidates) == 1 else 'have'} "
+            f"{supply} free slots",
+            tuple(paper_ids[side]),
+            f"raise those reviewers' max loads by {need - supply} in total or add candidate "
+            f"reviewers with {name} to those papers",
+        )
+    ]
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _group_causes(
@@ -237,10 +344,14 @@ def _group_causes(
             f"{constraint.limit} per group, needs {problem.demand[p]}"
             for p in short
         ]
-        causes.append(Cause(
-            "group", _listing(details), tuple(paper_ids[short]),
-            "raise the per-group limit or add candidate reviewers from other groups",
-        ))
+        causes.append(
+            Cause(
+                "group",
+                _listing(details),
+                tuple(paper_ids[short]),
+                "raise the per-group limit or add candidate reviewers from other groups",
+            )
+        )
     forced = problem.forced
     forced_groups = codes[problem.pair_reviewer[forced]]
     keep = forced_groups >= 0
@@ -256,10 +367,14 @@ def _group_causes(
                 f"{group_names[int(k % n_groups)]}, limit {constraint.limit}"
                 for k, n in zip(over, counts[excess], strict=True)
             ]
-            causes.append(Cause(
-                "forced_group", _listing(details), tuple(paper_ids[over // n_groups]),
-                "raise the per-group limit to the forced count or unforce pairs",
-            ))
+            causes.append(
+                Cause(
+                    "forced_group",
+                    _listing(details),
+                    tuple(paper_ids[over // n_groups]),
+                    "raise the per-group limit to the forced count or unforce pairs",
+                )
+            )
     return causes
 
 
@@ -281,14 +396,16 @@ def _hall_causes(
         degree = np.bincount(reviewers[np.isin(papers, side)], minlength=problem.n_reviewers)
         supply = int(np.minimum(degree, rest.max_left).sum())
         need = int(rest.demand_left[side].sum())
-        causes.append(Cause(
-            "hall_papers",
-            f"papers {_names(paper_ids[side])} together need {need} more reviews but their "
-            f"eligible reviewers can give at most {supply}",
-            tuple(paper_ids[side]),
-            f"add {need - supply} reviewer slots among their candidates or lower their "
-            f"demand by {need - supply}",
-        ))
+        causes.append(
+            Cause(
+                "hall_papers",
+                f"papers {_names(paper_ids[side])} together need {need} more reviews but their "
+                f"eligible reviewers can give at most {supply}",
+                tuple(paper_ids[side]),
+                f"add {need - supply} reviewer slots among their candidates or lower their "
+                f"demand by {need - supply}",
+            )
+        )
     side = _min_cut_side(
         reviewers, papers, rest.min_left, rest.demand_left, problem.n_reviewers, problem.n_papers
     )
@@ -296,20 +413,24 @@ def _hall_causes(
         degree = np.bincount(papers[np.isin(reviewers, side)], minlength=problem.n_papers)
         supply = int(np.minimum(degree, rest.demand_left).sum())
         need = int(rest.min_left[side].sum())
-        causes.append(Cause(
-            "hall_reviewers",
-            f"reviewers {_names(reviewer_ids[side])} together need at least {need} more papers "
-            f"but their candidate papers can take at most {supply}",
-            tuple(reviewer_ids[side]),
-            f"lower their minimum loads by {need - supply} in total",
-        ))
+        causes.append(
+            Cause(
+                "hall_reviewers",
+                f"reviewers {_names(reviewer_ids[side])} together need at least {need} more papers "
+                f"but their candidate papers can take at most {supply}",
+                tuple(reviewer_ids[side]),
+                f"lower their minimum loads by {need - supply} in total",
+            )
+        )
     if not causes:
-        causes.append(Cause(
-            "flow",
-            "no assignment meets every demand and every load bound at once (max-flow check)",
-            (),
-            "lower minimum loads or raise maximum loads",
-        ))
+        causes.append(
+            Cause(
+                "flow",
+                "no assignment meets every demand and every load bound at once (max-flow check)",
+                (),
+                "lower minimum loads or raise maximum loads",
+            )
+        )
     return causes
 
 
@@ -327,9 +448,9 @@ def _min_cut_side(
     solver.add_arcs_with_capacity(
         np.concatenate([np.full(n_left, source), left, np.arange(n_right) + n_left]),
         np.concatenate([np.arange(n_left), right + n_left, np.full(n_right, sink)]),
-        np.concatenate([
-            np.maximum(left_need, 0), np.ones(len(left), np.int64), np.maximum(right_capacity, 0)
-        ]).astype(np.int64),
+        np.concatenate(
+            [np.maximum(left_need, 0), np.ones(len(left), np.int64), np.maximum(right_capacity, 0)]
+        ).astype(np.int64),
     )
     if solver.solve(source, sink) != solver.OPTIMAL:
         return None

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, status
+from fastapi import APIRouter, HTTPException, Query, status
 from fastapi.responses import StreamingResponse
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from api.auth import ChairReader, Principal, Reader, Writer
 from api.dependencies import Explainers, Limit, Offset, Runner, SessionDep
+from api.errors import ApiError
 from api.exports import ExportFormat, stream_rows
-from api.ids import PaperIdPath, ReviewerIdPath, VenueIdPath
+from api.ids import IdQuery, PaperIdPath, ReviewerIdPath, ReviewerIdQuery, VenueIdPath
 from api.models import AffinityScore, Conflict, Job
+from api.names import lookup, name_rows
 from api.pairs import pair_score
 from api.schemas import AffinityJobIn, AffinityRunOut, ConflictOut, JobOut, Page, PairScoreOut
 from api.store import (
@@ -48,7 +50,7 @@ def compute_affinities(
     try:
         config = AffinityConfig.from_dict(body.config)
     except (TypeError, ValueError) as error:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, f"config: {error}") from error
+        raise ApiError(422, "invalid_option", f"config: {error}", field="config") from error
     params = {"config": json.loads(json.dumps(config.to_dict(), default=str)), "top_n": body.top_n}
     return start_job(runner, session, venue_id, "affinity", params, principal.name)
 
@@ -123,10 +125,13 @@ def _scored_page(
     pairs = [(r.paper_id, r.reviewer_id) for r in rows]
     marks = sees_marks(principal, venue_id)
     conflicts, bids = pair_marks(session, venue_id, pairs) if marks else ({}, {})
+    names = lookup(session, venue_id, [p for p, _ in pairs], [r for _, r in pairs])
     items = [
         PairScoreOut(
             paper_id=r.paper_id,
+            paper_title=names.title(r.paper_id),
             reviewer_id=r.reviewer_id,
+            reviewer_name=names.name(r.reviewer_id),
             score=r.score,
             conflict=conflicts.get((r.paper_id, r.reviewer_id), []) if marks else None,
             bid=bids.get((r.paper_id, r.reviewer_id)),
@@ -199,15 +204,39 @@ def list_conflicts(
     session: SessionDep,
     limit: Limit = 100,
     offset: Offset = 0,
+    paper_id: IdQuery = None,
+    reviewer_id: ReviewerIdQuery = None,
+    source: Annotated[
+        Literal["detected", "uploaded", "bid", "forbid"] | None,
+        Query(description="detected (profiles), uploaded (constraints), bid, forbid (chairs)"),
+    ] = None,
 ) -> dict[str, Any]:
-    """Conflicts of interest with their source and reason (chairs and admins only)."""
-    query = (
-        select(Conflict)
-        .where(Conflict.venue_id == venue_id)
-        .order_by(Conflict.paper_id, Conflict.reviewer_id, Conflict.source)
-    )
+    """Conflicts of interest with their source and reason, by paper then reviewer,
+    optionally of one paper, one reviewer or one source (chairs and admins only)."""
+    query = select(Conflict).where(Conflict.venue_id == venue_id)
+    if paper_id is not None:
+        query = query.where(Conflict.paper_id == paper_id)
+    if reviewer_id is not None:
+        query = query.where(Conflict.reviewer_id == reviewer_id)
+    if source is not None:
+        query = query.where(Conflict.source == source)
+    query = query.order_by(Conflict.paper_id, Conflict.reviewer_id, Conflict.source)
     items, total = paginate(session, query, limit, offset)
-    return {"items": items, "total": total, "limit": limit, "offset": offset}
+    rows = [
+        {
+            "paper_id": c.paper_id,
+            "reviewer_id": c.reviewer_id,
+            "source": c.source,
+            "reason": c.reason,
+        }
+        for c in items
+    ]
+    return {
+        "items": name_rows(session, venue_id, rows),
+        "total": total,
+        "limit": limit,
+        "offset": offset,
+    }
 
 
 @router.get("/venues/{venue_id}/conflicts/export", response_class=StreamingResponse)

@@ -8,6 +8,7 @@ from fastapi import APIRouter, HTTPException, Query, status
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from api.audit_text import named_ids
 from api.auth import (
     Admin,
     CurrentPrincipal,
@@ -22,8 +23,10 @@ from api.auth import (
     token_state,
 )
 from api.dependencies import Limit, Offset, SessionDep
+from api.errors import ApiError
 from api.ids import RowIdPath, TextQuery, VenueIdPath
 from api.models import ApiToken, AssignmentRow, AuditEntry, Venue
+from api.names import lookup
 from api.schemas import AuditOut, MeOut, Page, TokenIn, TokenInfoOut, TokenOut, VenueIn, VenueOut
 from api.store import audit, paginate
 from api.visibility import audit_actions, audit_view
@@ -59,7 +62,7 @@ def who_am_i(principal: CurrentPrincipal) -> MeOut:
 def create_venue(body: VenueIn, principal: Admin, session: SessionDep) -> VenueOut:
     """Create a venue (global admin only)."""
     if session.get(Venue, body.id) is not None:
-        raise HTTPException(status.HTTP_409_CONFLICT, f"venue {body.id!r} already exists")
+        raise ApiError(409, "venue_exists", f"venue {body.id!r} already exists")
     venue = Venue(id=body.id, name=body.name or body.id)
     session.add(venue)
     session.flush()
@@ -208,8 +211,15 @@ def list_audit(
     if actions is not None:
         query = query.where(AuditEntry.action.in_(sorted(actions)))
     items, total = paginate(session, query, limit, offset)
+    ids = [named_ids(e.detail or {}) for e in items]
+    names = lookup(
+        session,
+        venue_id,
+        [p for papers, _ in ids for p in papers],
+        [r for _, rs in ids for r in rs],
+    )
     return {
-        "items": [audit_view(e, principal, venue_id) for e in items],
+        "items": [audit_view(e, principal, venue_id, names) for e in items],
         "total": total,
         "limit": limit,
         "offset": offset,

@@ -1,7 +1,9 @@
 """Solver registry: ``get_solver(name, **options)`` and the solvers themselves.
 
-Every solver has ``solve(problem, *, time_limit=None, seed=None) -> Assignment`` and raises
-``Infeasible(diagnosis)`` when no assignment meets the hard constraints.
+Every solver has ``solve(problem, *, time_limit=None, seed=None, monitor=None) ->
+Assignment``, raises ``Infeasible(diagnosis)`` when no assignment meets the hard
+constraints, reports progress to ``monitor`` and raises ``SolveCancelled`` soon after
+``monitor.should_stop()`` turns true (see :mod:`matching.monitor`).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from matching.assignment import Assignment
+from matching.monitor import SolveMonitor
 from matching.problem import AssignmentProblem
 from matching.solvers.flow import FlowSolver
 from matching.solvers.ilp import IlpSolver, SolverTimeout
@@ -24,6 +27,7 @@ class Solver(Protocol):
         *,
         time_limit: float | None = None,
         seed: int | None = None,
+        monitor: SolveMonitor | None = None,
     ) -> Assignment: ...
 
 

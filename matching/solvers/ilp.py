@@ -1,70 +1,135 @@
-"""Integer program (PuLP) with side constraints: fairness, group limits, required attributes."""
+"""Integer program with side constraints: fairness, group limits, required attributes.
+
+The model is built as sparse matrices (:mod:`matching.solvers._model`) and solved by HiGHS
+through highspy (default: time limit, warm starts, incumbent and bound reported while it
+runs, interrupted on cancel) or by CBC (PuLP's bundled binary, run as a process that is
+ended on cancel).
+"""
 
 from __future__ import annotations
 
+import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pulp
 
 from matching import _flowgraph
-from matching.assignment import Assignment
-from matching.constraints import (
-    Fairness,
-    MaxPerGroup,
-    RequireAttribute,
-    apply_pair_filters,
-    attribute_mask,
-    group_codes,
-    model_constraints,
-)
+from matching.assignment import Assignment, total_score
+from matching.constraints import Fairness, apply_pair_filters, model_constraints
 from matching.diagnose import Cause, Diagnosis, diagnose
-from matching.problem import AssignmentProblem, Infeasible, IntArray
-from matching.solvers.flow import _original_index
+from matching.monitor import SolveMonitor, check_stop
+from matching.problem import AssignmentProblem, FloatArray, Infeasible
+from matching.solvers import _cbc, _highs
+from matching.solvers._fairness import best_min_start
+from matching.solvers._model import AssignmentModel
+from matching.solvers.flow import FlowSolver, _original_index
+from matching.validate import describe
 
 BACKENDS = ("highs", "cbc")
+#: Seconds an ILP solve may take when the caller gives no time limit.
+DEFAULT_TIME_LIMIT = 300.0
 
 
-class SolverTimeout(RuntimeError):
-    """The time limit ran out before the solver found any feasible assignment."""
+class SolverTimeout(Infeasible):
+    """The time limit ran out before the solver found any feasible assignment.
+
+    A subclass of :class:`Infeasible` so that every face reports it like infeasibility
+    (CLI exit 2, the diagnosis on stderr), but the problem was NOT proven infeasible: the
+    diagnosis has one cause of kind ``time_limit`` ("no feasible assignment found in T s")
+    whose relaxation is to allow more time or relax the side constraints, and
+    ``diagnosis.feasible`` is None (undecided)."""
+
+    def __init__(self, time_limit: float | str | None = None):
+        """``time_limit`` in seconds (a message in words is accepted too, as before)."""
+        if isinstance(time_limit, str):
+            self.time_limit: float | None = None
+            message = time_limit
+        else:
+            self.time_limit = time_limit
+            seconds = "the time allowed" if time_limit is None else f"{time_limit:g} s"
+            message = (
+                f"no feasible assignment found in {seconds} (the problem is not proven infeasible)"
+            )
+        super().__init__(
+            Diagnosis(
+                causes=[
+                    Cause(
+                        "time_limit",
+                        message,
+                        (),
+                        "allow more time (a higher time limit) or relax the side constraints",
+                    )
+                ],
+                feasible=None,
+            )
+        )
 
 
 @dataclass
-class _Model:
-    prob: pulp.LpProblem
-    variables: list[pulp.LpVariable]
-    paper_rows: list[tuple[int, list[tuple[pulp.LpVariable, float]], float]]
+class _Clock:
+    """The solve's deadline, shared by its stages."""
+
+    limit: float
+    began: float = field(default_factory=time.perf_counter)
+
+    def left(self) -> float:
+        return max(self.limit - (time.perf_counter() - self.began), 0.0)
+
+    def share(self, fraction: float) -> float:
+        return self.left() * fraction
 
 
 class IlpSolver:
-    """Maximum-affinity assignment as a 0/1 integer program built with PuLP.
+    """Maximum-affinity assignment as a 0/1 integer program.
 
     One binary per non-forced candidate pair (forced pairs are constants). Rows: demand
     per paper (equality), min/max load per reviewer (only the rows that can bind), then the
-    side constraints of :mod:`matching.constraints`. ``backend`` is ``"highs"`` (default,
-    ``pulp.HiGHS`` through highspy) or ``"cbc"`` (``PULP_CBC_CMD``). ``gap`` is the relative
-    MIP gap at which the solver may stop (default 1e-9, i.e. prove optimality).
+    side constraints of :mod:`matching.constraints`. Scores enter the model divided by
+    their largest magnitude (any finite scores work); every number reported is in the
+    problem's units.
+
+    ``backend``: ``"highs"`` (default, through highspy) or ``"cbc"``. ``gap``: the relative
+    MIP gap at which the solver may stop (default 1e-9: prove optimality). ``threads``
+    applies to CBC only (HiGHS fixes its thread pool once per process).
+    ``default_time_limit``: used when ``solve`` gets no ``time_limit`` (default 300 s);
+    the limit covers the whole solve, all stages together. When it runs out the best
+    assignment found is returned with ``parameters["status"] == "time limit"`` and its
+    bound and gap; if none was found, :class:`SolverTimeout` (an :class:`Infeasible`).
 
     Certificate: ``upper_bound`` is HiGHS' MIP dual bound (never weaker than the LP
-    relaxation); with CBC it is the LP relaxation optimum, solved separately. With
-    ``Fairness`` the bound is that of the second stage (total affinity given the fairness
-    floor); the time limit then applies to each stage.
+    relaxation); with CBC it is the LP relaxation optimum (solved by HiGHS). With
+    ``Fairness`` (lexicographic: first the lowest paper score, then the total), the bound
+    is on the total affinity among assignments whose lowest paper score reaches the floor
+    (``parameters["min_paper_score_floor"]``); ``parameters["min_paper_score_bound"]`` is
+    a proven bound on the best lowest paper score. Stage 1 starts from the best of the
+    max-total assignment and a flow-based heuristic (:mod:`matching.solvers._fairness`) and
+    stops at a relative gap of ``fairness_gap`` (default 1e-4).
     """
 
     name = "ilp"
 
-    def __init__(self, *, backend: str = "highs", gap: float = 1e-9,
-                 fairness_gap: float = 1e-3, msg: bool = False,
-                 threads: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        backend: str = "highs",
+        gap: float = 1e-9,
+        fairness_gap: float = 1e-4,
+        msg: bool = False,
+        threads: int | None = None,
+        default_time_limit: float = DEFAULT_TIME_LIMIT,
+    ) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown ILP backend {backend!r}; choose one of {BACKENDS}")
+        if not default_time_limit > 0:
+            raise ValueError(f"default_time_limit must be positive, got {default_time_limit}")
         self.backend = backend
         self.gap = gap
         self.fairness_gap = fairness_gap
         self.msg = msg
         self.threads = threads
+        self.default_time_limit = default_time_limit
 
     def solve(
         self,
@@ -72,340 +137,221 @@ class IlpSolver:
         *,
         time_limit: float | None = None,
         seed: int | None = None,
+        monitor: SolveMonitor | None = None,
     ) -> Assignment:
-        start = time.perf_counter()
+        """``time_limit`` in seconds (default ``default_time_limit``); ``monitor`` gets the
+        stage, incumbent and bound while HiGHS runs and can stop it within a second."""
+        limit = self.default_time_limit if time_limit is None else float(time_limit)
+        if not limit > 0 or math.isnan(limit):
+            raise ValueError(f"time_limit must be positive, got {time_limit}")
+        clock = _Clock(limit)
+        check_stop(monitor)
         filtered = apply_pair_filters(problem)
         constraints = model_constraints(filtered)
         quick = diagnose(filtered, flow_check=False)
         if quick:
             raise Infeasible(quick)
         rest = _flowgraph.residual(filtered)
-        model = self._build(filtered, rest, constraints)
-        scores = filtered.pair_score[rest.free]
-        forced_total = float(filtered.pair_score[filtered.forced].sum())
-        total = pulp.LpAffineExpression(zip(model.variables, scores.tolist(), strict=True))
-        parameters: dict[str, Any] = {"backend": self.backend, "gap_tolerance": self.gap}
+        model = AssignmentModel.build(filtered, rest, constraints)
+        parameters: dict[str, Any] = {
+            "backend": self.backend,
+            "gap_tolerance": self.gap,
+            "time_limit": limit,
+        }
         fairness = [c for c in constraints if isinstance(c, Fairness)]
         if fairness:
-            start_values = self._max_total_values(filtered, rest, constraints, model, total,
-                                                  time_limit)
-            floor, min_bound = self._fair_floor(model, filtered, rest, fairness[0],
-                                                time_limit, start_values)
-            parameters.update(fairness_keep=fairness[0].keep, min_paper_score_floor=floor,
-                              min_paper_score_bound=min_bound)
-        model.prob.setObjective(total)
-        status, values, bound = self._run(model, time_limit)
-        if status == pulp.LpStatusInfeasible:
-            raise Infeasible(self._explain(filtered, constraints, time_limit))
-        if values is None:
-            raise SolverTimeout(f"no feasible assignment found within {time_limit} s")
-        chosen = np.concatenate([np.flatnonzero(filtered.forced), rest.free[values > 0.5]])
-        selected = _original_index(problem, filtered, np.sort(chosen))
-        objective = float(problem.pair_score[selected].sum())
-        parameters["status"] = pulp.LpStatus[status]
+            outcome = self._fair(model, fairness[0], clock, monitor, parameters)
+        else:
+            outcome = self._run(
+                model.total_model(),
+                clock.left(),
+                monitor=monitor,
+                stage="ILP: maximizing total affinity",
+                to_units=model.total_units,
+            )
+        if outcome.status == "infeasible":
+            raise Infeasible(self._explain(model, clock, monitor))
+        if outcome.status in ("failed", "unbounded"):
+            raise RuntimeError(f"the {self.backend} solver failed ({outcome.status})")
+        if outcome.values is None:
+            raise SolverTimeout(limit)
+        selected = _original_index(problem, filtered, model.selection(outcome.values))
+        objective = total_score(problem.pair_score[selected])
+        bound = self._bound(model, outcome, fairness_floor=parameters.get("_floor"), clock=clock)
+        parameters.pop("_floor", None)
+        parameters["status"] = outcome.status
         return Assignment(
             problem=problem,
             selected=selected,
             objective=objective,
-            upper_bound=max(objective, bound + forced_total),
+            upper_bound=max(objective, bound),
             solver=self.name,
             parameters=parameters,
             seed=seed,
-            solve_seconds=time.perf_counter() - start,
+            solve_seconds=time.perf_counter() - clock.began,
         )
 
-    def _build(
-        self, problem: AssignmentProblem, rest: _flowgraph.Residual, constraints: list[Any]
-    ) -> _Model:
-        prob = pulp.LpProblem("assignment", pulp.LpMaximize)
-        free = rest.free
-        variables = [prob.add_variable(f"x{i}", 0, 1, cat=pulp.LpBinary) for i in range(len(free))]
-        papers = problem.pair_paper[free]
-        reviewers = problem.pair_reviewer[free]
-        scores = problem.pair_score[free]
-
-        paper_groups = _groups(papers, problem.n_papers)
-        forced_score = np.bincount(
-            problem.pair_paper[problem.forced], weights=problem.pair_score[problem.forced],
-            minlength=problem.n_papers,
-        )
-        paper_rows = []
-        for p, members in enumerate(paper_groups):
-            ones = [(variables[i], 1.0) for i in members]
-            prob.addConstraint(
-                pulp.LpConstraint(pulp.LpAffineExpression(ones), pulp.LpConstraintEQ,
-                                  rhs=int(rest.demand_left[p])),
-                name=f"demand_{p}",
-            )
-            if problem.demand[p] > 0:
-                weighted = [(variables[i], float(scores[i])) for i in members]
-                paper_rows.append((p, weighted, float(forced_score[p])))
-
-        degree = np.bincount(reviewers, minlength=problem.n_reviewers)
-        for r, members in enumerate(_groups(reviewers, problem.n_reviewers)):
-            ones = [(variables[i], 1.0) for i in members]
-            if rest.max_left[r] < degree[r]:
-                prob.addConstraint(
-                    pulp.LpConstraint(pulp.LpAffineExpression(ones), pulp.LpConstraintLE,
-                                      rhs=int(rest.max_left[r])),
-                    name=f"max_{r}",
-                )
-            if rest.min_left[r] > 0:
-                prob.addConstraint(
-                    pulp.LpConstraint(pulp.LpAffineExpression(ones), pulp.LpConstraintGE,
-                                      rhs=int(rest.min_left[r])),
-                    name=f"min_{r}",
-                )
-
-        for index, constraint in enumerate(constraints):
-            if isinstance(constraint, MaxPerGroup):
-                _add_group_rows(prob, problem, variables, papers, reviewers, constraint, index)
-            elif isinstance(constraint, RequireAttribute):
-                _add_attribute_rows(prob, problem, variables, papers, reviewers, constraint, index)
-        return _Model(prob=prob, variables=variables, paper_rows=paper_rows)
-
-    def _fair_floor(
+    def _fair(
         self,
-        model: _Model,
-        problem: AssignmentProblem,
-        rest: _flowgraph.Residual,
+        model: AssignmentModel,
         fairness: Fairness,
-        time_limit: float | None,
-        start_values: np.ndarray,
-    ) -> tuple[float, float]:
-        """Stage 1: the floor (best minimum paper score found, loosened by ``keep``) and a
-        proven upper bound on the minimum paper score."""
-        if not model.paper_rows:
-            return 0.0, 0.0
-        lowest = model.prob.add_variable("min_paper_score")
-        for index, (paper, terms, constant) in enumerate(model.paper_rows):
-            model.prob.addConstraint(
-                pulp.LpConstraint(
-                    pulp.LpAffineExpression([*terms, (lowest, -1.0)]), pulp.LpConstraintGE,
-                    rhs=-constant,
-                ),
-                name=f"fair_{index}_{paper}",
+        clock: _Clock,
+        monitor: SolveMonitor | None,
+        parameters: dict[str, Any],
+    ) -> _highs.Outcome:
+        """Stage 0: a max-total assignment; stage 1: the best lowest paper score; stage 2:
+        the max total at the stage-1 floor. Returns stage 2's outcome."""
+        if model.coupled:
+            first = self._run(
+                model.total_model(),
+                clock.share(0.3),
+                monitor=monitor,
+                stage="fairness 1/3: an assignment meeting the side constraints",
+                to_units=model.total_units,
             )
-        model.prob.setObjective(pulp.LpAffineExpression([(lowest, 1.0)]))
-        fair_papers = [p for p, _, _ in model.paper_rows]
-        start_min = float(_paper_totals(problem, rest, start_values)[fair_papers].min())
-        for variable, value in zip(model.variables, start_values, strict=True):
-            variable.varValue = float(value)
-        lowest.varValue = start_min
-        _, values, min_bound = self._run(model, time_limit, warm=True,
-                                              gap=self.fairness_gap)
-        best = start_min
-        if values is not None:
-            best = max(best, float(_paper_totals(problem, rest, values)[fair_papers].min()))
-        # Stage 2 keeps the stage-1 rows (paper score >= lowest) and bounds ``lowest`` below
-        # by the floor; a hair of slack keeps the stage-1 solution feasible despite
-        # floating-point summation order.
-        floor = best - (1.0 - fairness.keep) * abs(best) - 1e-9 * max(1.0, abs(best))
-        lowest.lowBound = floor
-        return floor, max(min_bound, best)
+            if first.values is None:
+                return first
+            start = first.values
+        else:
+            check_stop(monitor)
+            plain = model.problem.with_side_constraints()
+            chosen = FlowSolver().solve(plain, monitor=monitor).selected
+            start = np.isin(model.free, chosen).astype(np.float64)
+            start = best_min_start(model, start, clock.share(0.1), monitor)
+        parameters["fairness_keep"] = fairness.keep
+        if not model.fair_papers.size:
+            parameters.update(min_paper_score_floor=0.0, min_paper_score_bound=0.0)
+            return self._run(
+                model.total_model(),
+                clock.left(),
+                start=start,
+                monitor=monitor,
+                stage="fairness 3/3: total affinity",
+                to_units=model.total_units,
+            )
+        start_min = model.lowest_paper_score(start)
+        stage1 = self._run(
+            model.fairness_model(),
+            clock.share(0.6),
+            gap=self.fairness_gap,
+            start=model.with_lowest(start, start_min),
+            monitor=monitor,
+            stage="fairness 2/3: raising the lowest paper score",
+            to_units=model.fair_units,
+        )
+        best = start
+        if stage1.values is not None:
+            candidate = stage1.values[: len(model.free)]
+            if model.lowest_paper_score(candidate) > start_min:
+                best = candidate
+        best_min = model.lowest_paper_score(best)
+        min_bound = stage1.bound * model.scale if np.isfinite(stage1.bound) else math.inf
+        if self.backend == "cbc" or not np.isfinite(min_bound):
+            relaxed = _highs.solve(
+                model.fairness_model().relaxed(), time_limit=clock.share(0.2), monitor=monitor
+            )
+            if np.isfinite(relaxed.bound):
+                min_bound = min(min_bound, relaxed.bound * model.scale)
+        # A hair of slack keeps the stage-1 assignment feasible despite the order in which
+        # floating-point sums are taken.
+        floor = best_min - (1.0 - fairness.keep) * abs(best_min) - 1e-9 * max(1.0, abs(best_min))
+        parameters.update(
+            min_paper_score_floor=floor,
+            min_paper_score_bound=max(min_bound, best_min),
+            fairness_stage_status=stage1.status,
+            _floor=floor,
+        )
+        return self._run(
+            model.floor_model(floor),
+            clock.left(),
+            start=best,
+            monitor=monitor,
+            stage="fairness 3/3: total affinity at the lowest-score floor",
+            to_units=model.total_units,
+        )
 
-    def _max_total_values(
+    def _run(
         self,
-        problem: AssignmentProblem,
-        rest: _flowgraph.Residual,
-        constraints: list[Any],
-        model: _Model,
-        total: pulp.LpAffineExpression,
-        time_limit: float | None,
-    ) -> np.ndarray:
-        """Stage 0 of fairness: 0/1 per free pair of a max-total assignment."""
-        if all(isinstance(c, Fairness) for c in constraints):
-            from matching.solvers.flow import FlowSolver
+        matrix_model: _highs.MatrixModel,
+        time_limit: float,
+        *,
+        gap: float | None = None,
+        start: FloatArray | None = None,
+        monitor: SolveMonitor | None = None,
+        stage: str = "ILP",
+        to_units: tuple[float, float] = (1.0, 0.0),
+    ) -> _highs.Outcome:
+        check_stop(monitor)
+        if monitor is not None:
+            monitor.report(stage)
+        options: dict[str, Any] = {
+            "time_limit": time_limit,
+            "gap": self.gap if gap is None else gap,
+            "threads": self.threads,
+            "msg": self.msg,
+            "monitor": monitor,
+            "stage": stage,
+            "to_units": to_units,
+        }
+        if self.backend == "cbc":
+            return _cbc.solve(matrix_model, **options)
+        return _highs.solve(matrix_model, start=start, **options)
 
-            plain = problem.with_side_constraints()
-            chosen = FlowSolver().solve(plain).selected
-            return np.isin(rest.free, chosen).astype(np.float64)
-        model.prob.setObjective(total)
-        status, values, _ = self._run(model, time_limit)
-        if status == pulp.LpStatusInfeasible:
-            raise Infeasible(self._explain(problem, constraints, time_limit))
-        if values is None:
-            raise SolverTimeout(f"no feasible assignment found within {time_limit} s")
-        return values
+    def _bound(
+        self,
+        model: AssignmentModel,
+        outcome: _highs.Outcome,
+        *,
+        fairness_floor: float | None,
+        clock: _Clock,
+    ) -> float:
+        """A proven upper bound on the objective, in the problem's units."""
+        bound = outcome.bound
+        if self.backend == "cbc" or not np.isfinite(bound) or outcome.status != "optimal":
+            # CBC gives no bound and a MIP stopped early may hold only a trivial one: the
+            # LP relaxation (a few seconds at most) is never below the optimum.
+            matrix_model = (
+                model.total_model() if fairness_floor is None else model.floor_model(fairness_floor)
+            )
+            relaxed = _highs.solve(matrix_model.relaxed(), time_limit=max(clock.left(), 5.0))
+            if np.isfinite(relaxed.bound):
+                bound = min(bound, relaxed.bound) if np.isfinite(bound) else relaxed.bound
+        return bound * model.scale + model.forced_total
 
     def _explain(
-        self, problem: AssignmentProblem, constraints: list[Any], time_limit: float | None
+        self, model: AssignmentModel, clock: _Clock, monitor: SolveMonitor | None
     ) -> Diagnosis:
         """The diagnosis, plus which side constraint is infeasible on its own (each checked
         by a feasibility ILP) or, if none is, that they conflict only together."""
-        diagnosis = diagnose(problem)
+        diagnosis = diagnose(model.problem)
         if diagnosis.causes:
             return diagnosis
-        coupling = [c for c in constraints if not isinstance(c, Fairness)]
-        rest = _flowgraph.residual(problem)
+        coupling = [c for c in model.constraints if not isinstance(c, Fairness)]
         alone = []
         for constraint in coupling:
-            model = self._build(problem, rest, [constraint])
-            model.prob.setObjective(pulp.LpAffineExpression())
-            status, _, _ = self._run(model, time_limit)
-            if status == pulp.LpStatusInfeasible:
+            single = AssignmentModel.build(model.problem, model.rest, [constraint])
+            outcome = self._run(
+                single.feasibility_model(),
+                max(clock.share(0.5), 1.0),
+                monitor=monitor,
+                stage=f"checking {describe(constraint)} alone",
+            )
+            if outcome.status == "infeasible":
                 alone.append(constraint)
-        names = ", ".join(_describe(c) for c in (alone or coupling))
+        names = " and ".join(f"'{describe(c)}'" for c in (alone or coupling))
         message = (
-            f"side constraint {names} cannot hold together with the demands and loads"
-            if alone
-            else f"side constraints {names} cannot all hold at once with the demands and loads"
+            f"the side constraint {names} cannot hold with these demands and loads"
+            if len(alone) == 1
+            else f"the side constraints {names} cannot all hold at once with these demands "
+            "and loads"
         )
-        diagnosis.causes.append(Cause(
-            "side_constraint", message, (),
-            "raise the group limit, lower the attribute minimum, or add candidate reviewers",
-        ))
+        diagnosis.causes.append(
+            Cause(
+                "side_constraint",
+                message,
+                (),
+                "raise the group limit, lower the attribute minimum, or add candidate reviewers",
+            )
+        )
+        diagnosis.feasible = False
         return diagnosis
-
-    def _solver(self, time_limit: float | None, mip: bool = True, warm: bool = False,
-                gap: float | None = None) -> pulp.LpSolver:
-        common: dict[str, Any] = {"msg": self.msg, "timeLimit": time_limit,
-                                  "gapRel": self.gap if gap is None else gap}
-        if self.threads is not None:
-            common["threads"] = self.threads
-        if self.backend == "highs":
-            return _WarmHiGHS(warm=warm, mip=mip, **common)
-        return pulp.PULP_CBC_CMD(mip=mip, warmStart=warm, **common)
-
-    def _run(
-        self, model: _Model, time_limit: float | None, *, warm: bool = False,
-        gap: float | None = None,
-    ) -> tuple[int, np.ndarray | None, float]:
-        """Solve (``warm``: start from the variables' current values); returns (PuLP
-        status, 0/1 values per variable or None, objective bound without the forced
-        constant)."""
-        prob = model.prob
-        status = prob.solve(self._solver(time_limit, warm=warm, gap=gap))
-        if status == pulp.LpStatusInfeasible or prob.sol_status not in (
-            pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible
-        ):
-            return status, None, float("inf")
-        values = np.array([v.varValue or 0.0 for v in model.variables])
-        if self.backend == "highs":
-            info = prob.solverModel.getInfo()
-            # PuLP hands HiGHS the negated objective of a maximization.
-            bound = -float(info.mip_dual_bound)
-            if not np.isfinite(bound):
-                bound = float(pulp.value(prob.objective) or 0.0)
-        else:
-            bound = self._relaxation_bound(model, time_limit)
-            for variable, value in zip(model.variables, values, strict=True):
-                variable.varValue = value
-        return status, values, bound
-
-    def _relaxation_bound(self, model: _Model, time_limit: float | None) -> float:
-        model.prob.solve(self._solver(time_limit, mip=False))
-        return float(pulp.value(model.prob.objective) or 0.0) - float(
-            model.prob.objective.constant
-        )
-
-
-class _WarmHiGHS(pulp.HiGHS):
-    """pulp.HiGHS (highspy) that can hand HiGHS the variables' current values as a start."""
-
-    def __init__(self, *, warm: bool = False, **options: Any) -> None:
-        super().__init__(**options)
-        self.warm = warm
-
-    def callSolver(self, lp: pulp.LpProblem) -> None:
-        if self.warm:
-            import highspy
-
-            start = highspy.HighsSolution()
-            columns = [0.0] * len(lp.variables())
-            for variable in lp.variables():
-                columns[variable.index] = float(variable.varValue or 0.0)
-            start.col_value = columns
-            start.value_valid = True
-            lp.solverModel.setSolution(start)
-        lp.solverModel.run()
-
-
-def _paper_totals(
-    problem: AssignmentProblem, rest: _flowgraph.Residual, values: np.ndarray
-) -> np.ndarray:
-    """Sum of assigned scores per paper (forced pairs included) for 0/1 ``values``."""
-    return np.bincount(
-        problem.pair_paper[rest.free], weights=problem.pair_score[rest.free] * (values > 0.5),
-        minlength=problem.n_papers,
-    ) + np.bincount(
-        problem.pair_paper[problem.forced], weights=problem.pair_score[problem.forced],
-        minlength=problem.n_papers,
-    )
-
-
-def _describe(constraint: Any) -> str:
-    if isinstance(constraint, MaxPerGroup):
-        return f"MaxPerGroup(limit={constraint.limit})"
-    if isinstance(constraint, RequireAttribute):
-        return f"RequireAttribute({constraint.name}, min_count={constraint.min_count})"
-    return type(constraint).__name__
-
-
-def _groups(keys: IntArray, n: int) -> list[IntArray]:
-    """Indices of ``keys`` grouped by value 0..n-1 (one array per value)."""
-    order = np.argsort(keys, kind="stable")
-    bounds = np.searchsorted(keys[order], np.arange(n + 1))
-    return [order[bounds[k]:bounds[k + 1]] for k in range(n)]
-
-
-def _add_group_rows(
-    prob: pulp.LpProblem,
-    problem: AssignmentProblem,
-    variables: list[pulp.LpVariable],
-    papers: IntArray,
-    reviewers: IntArray,
-    constraint: MaxPerGroup,
-    index: int,
-) -> None:
-    codes = group_codes(constraint, problem.n_reviewers)
-    n_groups = int(codes.max()) + 1 if len(codes) else 0
-    if n_groups == 0:
-        return
-    forced_codes = codes[problem.pair_reviewer[problem.forced]]
-    forced_keys = problem.pair_paper[problem.forced] * n_groups + forced_codes
-    forced_count = dict(zip(*np.unique(forced_keys[forced_codes >= 0], return_counts=True),
-                            strict=True))
-    pair_codes = codes[reviewers]
-    grouped = np.flatnonzero(pair_codes >= 0)
-    keys = papers[grouped] * n_groups + pair_codes[grouped]
-    order = np.argsort(keys, kind="stable")
-    unique, starts, counts = np.unique(keys[order], return_index=True, return_counts=True)
-    for key, begin, count in zip(unique, starts, counts, strict=True):
-        room = constraint.limit - int(forced_count.get(key, 0))
-        if count <= room:
-            continue
-        members = grouped[order[begin:begin + count]]
-        prob.addConstraint(
-            pulp.LpConstraint(pulp.LpAffineExpression([(variables[i], 1.0) for i in members]),
-                              pulp.LpConstraintLE, rhs=room),
-            name=f"group{index}_{key}",
-        )
-
-
-def _add_attribute_rows(
-    prob: pulp.LpProblem,
-    problem: AssignmentProblem,
-    variables: list[pulp.LpVariable],
-    papers: IntArray,
-    reviewers: IntArray,
-    constraint: RequireAttribute,
-    index: int,
-) -> None:
-    mask = attribute_mask(constraint, problem.n_reviewers)
-    forced_holders = np.bincount(
-        problem.pair_paper[problem.forced][mask[problem.pair_reviewer[problem.forced]]],
-        minlength=problem.n_papers,
-    )
-    needed = np.where(problem.demand > 0, constraint.min_count, 0) - forced_holders
-    holders = np.flatnonzero(mask[reviewers])
-    for p, members in enumerate(_groups(papers[holders], problem.n_papers)):
-        if needed[p] <= 0:
-            continue
-        prob.addConstraint(
-            pulp.LpConstraint(
-                pulp.LpAffineExpression([(variables[i], 1.0) for i in holders[members]]),
-                pulp.LpConstraintGE, rhs=int(needed[p]),
-            ),
-            name=f"attr{index}_{p}",
-        )

@@ -20,15 +20,18 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from matching import _flowgraph
-from matching.assignment import Assignment
+from matching.assignment import Assignment, total_score
 from matching.constraints import apply_pair_filters, model_constraints
 from matching.diagnose import Cause, Diagnosis, diagnose
+from matching.monitor import SolveMonitor, check_stop
 from matching.problem import AssignmentProblem, FloatArray, Infeasible
-from matching.solvers.flow import _original_index
+from matching.solvers import _highs
+from matching.solvers._model import AssignmentModel
+from matching.solvers.flow import FlowSolver, _original_index
+from matching.solvers.ilp import SolverTimeout
+from matching.validate import OptionError, needs_ilp_message, option_name
 
 _EPS = 1e-9
 
@@ -45,71 +48,104 @@ class Fractional:
 
 class RandomizedSolver:
     """Sample an assignment in which every non-forced pair has probability at most ``q``
-    (scalar, or an (n_pairs,) array aligned with the problem's pairs) and the expected
-    total score is the fractional LP optimum, which is reported as ``upper_bound``: it
-    bounds the EXPECTED objective (and the best assignment with marginals <= q); one sample
-    may score above it, in which case ``gap`` reads 0."""
+    (scalar, or an (n_pairs,) array aligned with the problem's pairs).
+
+    The numbers of a result: ``objective`` is the total score of THIS sample;
+    ``upper_bound`` is a proven bound on the best DETERMINISTIC assignment of the problem
+    (the exact min-cost-flow optimum, up to its stated rounding), so ``objective <=
+    upper_bound`` always and ``gap`` says how much this sample gives up against the best
+    assignment. ``parameters["expected_objective"]`` is the fractional LP optimum under the
+    cap, which is the EXPECTED objective of a sample (a single sample may score above or
+    below it); ``parameters["deterministic_optimum"]`` the optimum itself and
+    ``parameters["quality_ratio"]`` expected / optimum (the price of randomization, 1 at
+    ``q = 1``).
+
+    The LP is solved by HiGHS (interruptible: ``monitor``); ``time_limit`` bounds it
+    (default: none; an LP of this kind takes seconds).
+    """
 
     name = "randomized"
 
     def __init__(self, *, q: float | npt.ArrayLike = 0.5) -> None:
         cap = np.asarray(q, dtype=np.float64)
-        if np.any(cap < 0) or np.any(cap > 1):
+        if np.any(cap < 0) or np.any(cap > 1) or np.any(np.isnan(cap)):
             raise ValueError("probability cap q must lie in [0, 1]")
         self.q = cap
 
-    def fractional(self, problem: AssignmentProblem, *, time_limit: float | None = None
-                   ) -> Fractional:
+    def fractional(
+        self,
+        problem: AssignmentProblem,
+        *,
+        time_limit: float | None = None,
+        monitor: SolveMonitor | None = None,
+    ) -> Fractional:
+        """The fractional LP optimum under the cap (forced pairs at 1)."""
         filtered = apply_pair_filters(problem)
-        if model_constraints(filtered):
-            raise ValueError("RandomizedSolver handles no Fairness/MaxPerGroup/"
-                             "RequireAttribute constraint")
+        coupling = model_constraints(filtered)
+        if coupling:
+            raise OptionError(
+                option_name(coupling[0]), needs_ilp_message(coupling[0], "randomized")
+            )
         quick = diagnose(filtered, flow_check=False)
         if quick:
             raise Infeasible(quick)
         cap = self.q if self.q.ndim == 0 else self.q[_kept(problem, filtered)]
         rest = _flowgraph.residual(filtered)
         free = rest.free
-        n_free = len(free)
-        upper = np.broadcast_to(cap, (filtered.n_pairs,))[free]
-        papers = filtered.pair_paper[free]
-        reviewers = filtered.pair_reviewer[free]
-        columns = np.arange(n_free)
-        a_eq = sp.csr_matrix((np.ones(n_free), (papers, columns)),
-                             shape=(filtered.n_papers, n_free))
-        load = sp.csr_matrix((np.ones(n_free), (reviewers, columns)),
-                             shape=(filtered.n_reviewers, n_free))
-        options = {"time_limit": time_limit} if time_limit is not None else {}
-        result = linprog(
-            -filtered.pair_score[free],
-            A_ub=sp.vstack([load, -load]).tocsr(),
-            b_ub=np.concatenate([rest.max_left, -rest.min_left]).astype(np.float64),
-            A_eq=a_eq,
-            b_eq=rest.demand_left.astype(np.float64),
-            bounds=np.column_stack([np.zeros(n_free), upper]),
-            method="highs",
-            options=options,
+        upper = np.broadcast_to(cap, (filtered.n_pairs,))[free].astype(np.float64)
+        model = AssignmentModel.build(filtered, rest, [])
+        lp = _highs.MatrixModel(
+            cost=model.unit,
+            lower=np.zeros(len(free)),
+            upper=upper,
+            integer=np.zeros(len(free), dtype=bool),
+            matrix=model.matrix,
+            row_lower=model.row_lower,
+            row_upper=model.row_upper,
         )
-        if result.status == 2:
+        outcome = _highs.solve(
+            lp,
+            time_limit=time_limit,
+            monitor=monitor,
+            stage="randomized: capped LP",
+            to_units=model.total_units,
+        )
+        if outcome.status == "infeasible":
             raise Infeasible(_cap_diagnosis(filtered, rest, upper))
-        if result.status != 0:
-            raise RuntimeError(f"fractional LP failed: {result.message}")
+        if outcome.status != "optimal" or outcome.values is None:
+            raise SolverTimeout(time_limit)
         x = np.ones(filtered.n_pairs)
-        x[free] = np.clip(result.x, 0.0, 1.0)
+        x[free] = np.clip(outcome.values, 0.0, 1.0)
         x[np.abs(x) < _EPS] = 0.0
         x[np.abs(x - 1.0) < _EPS] = 1.0
         return Fractional(problem=filtered, x=x, value=float(filtered.pair_score @ x))
 
-    def sample(self, problem: AssignmentProblem, fractional: Fractional, *,
-               seed: int | None = None) -> Assignment:
+    def sample(
+        self,
+        problem: AssignmentProblem,
+        fractional: Fractional,
+        *,
+        seed: int | None = None,
+        optimum: Assignment | None = None,
+        monitor: SolveMonitor | None = None,
+    ) -> Assignment:
         """One dependent-rounding sample of ``fractional`` (from :meth:`fractional` on
-        ``problem``). The same seed gives the same assignment."""
+        ``problem``). The same seed gives the same assignment. ``optimum`` is the exact
+        deterministic optimum (computed when not given) whose bound becomes the sample's
+        ``upper_bound``."""
         start = time.perf_counter()
         if seed is None:
-            seed = int(np.random.SeedSequence().entropy % (2**63))
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+        if optimum is None:
+            optimum = FlowSolver().solve(problem, monitor=monitor)
+        check_stop(monitor)
         rounded = dependent_rounding(
-            fractional.problem.pair_paper, fractional.problem.pair_reviewer,
-            fractional.problem.n_papers, fractional.x, np.random.default_rng(seed),
+            fractional.problem.pair_paper,
+            fractional.problem.pair_reviewer,
+            fractional.problem.n_papers,
+            fractional.x,
+            np.random.default_rng(seed),
+            monitor=monitor,
         )
         filtered = fractional.problem
         chosen = np.flatnonzero(rounded)
@@ -117,17 +153,22 @@ class RandomizedSolver:
         if not np.array_equal(counts, filtered.demand):
             raise RuntimeError("dependent rounding broke a paper demand (numerical trouble)")
         selected = _original_index(problem, filtered, chosen)
-        objective = float(problem.pair_score[selected].sum())
+        objective = total_score(problem.pair_score[selected])
+        best = optimum.objective
         return Assignment(
             problem=problem,
             selected=selected,
             objective=objective,
-            upper_bound=fractional.value,
+            upper_bound=max(optimum.upper_bound, objective),
             solver=self.name,
             parameters={
-                "q": float(self.q) if self.q.ndim == 0 else "per pair, max "
-                f"{float(self.q.max()):g}",
+                "q": float(self.q)
+                if self.q.ndim == 0
+                else f"per pair, max {float(self.q.max()):g}",
                 "expected_objective": fractional.value,
+                "deterministic_optimum": best,
+                "quality_ratio": fractional.value / best if best > 0 else None,
+                "bound_refers_to": "the best deterministic assignment (min-cost flow optimum)",
             },
             seed=seed,
             solve_seconds=time.perf_counter() - start,
@@ -139,10 +180,18 @@ class RandomizedSolver:
         *,
         time_limit: float | None = None,
         seed: int | None = None,
+        monitor: SolveMonitor | None = None,
     ) -> Assignment:
         start = time.perf_counter()
-        fractional = self.fractional(problem, time_limit=time_limit)
-        result = self.sample(problem, fractional, seed=seed)
+        check_stop(monitor)
+        fractional = self.fractional(problem, time_limit=time_limit, monitor=monitor)
+        check_stop(monitor)
+        optimum = FlowSolver().solve(problem, monitor=monitor)
+        if monitor is not None:
+            monitor.report(
+                "randomized: sampling", fraction=None, incumbent=None, bound=optimum.upper_bound
+            )
+        result = self.sample(problem, fractional, seed=seed, optimum=optimum, monitor=monitor)
         object.__setattr__(result, "solve_seconds", time.perf_counter() - start)
         return result
 
@@ -153,6 +202,8 @@ def dependent_rounding(
     n_papers: int,
     x: FloatArray,
     rng: np.random.Generator,
+    *,
+    monitor: SolveMonitor | None = None,
 ) -> npt.NDArray[np.bool_]:
     """Round ``x`` (n_pairs,) in [0, 1] to 0/1 keeping every marginal and, at every paper
     and reviewer, the sum at its floor or ceiling (exact where it is an integer)."""
@@ -164,7 +215,11 @@ def dependent_rounding(
         for node in ends[edge].tolist():
             adjacency.setdefault(node, set()).add(edge)
     pending = sorted(adjacency)
+    steps = 0
     while pending:
+        steps += 1
+        if steps % 2000 == 0:
+            check_stop(monitor)
         node = pending[-1]
         if not adjacency.get(node):
             pending.pop()
@@ -176,10 +231,12 @@ def dependent_rounding(
         edges = walk[0]
         plus = np.array(edges[0::2])
         minus = np.array(edges[1::2], dtype=np.int64)
-        up = min(float((1.0 - value[plus]).min()),
-                 float(value[minus].min()) if len(minus) else np.inf)
-        down = min(float(value[plus].min()),
-                   float((1.0 - value[minus]).min()) if len(minus) else np.inf)
+        up = min(
+            float((1.0 - value[plus]).min()), float(value[minus].min()) if len(minus) else np.inf
+        )
+        down = min(
+            float(value[plus].min()), float((1.0 - value[minus]).min()) if len(minus) else np.inf
+        )
         if rng.random() < down / (up + down):
             value[plus] += up
             value[minus] -= up
@@ -212,7 +269,7 @@ def _cycle_or_path(
         nxt = b if a == node else a
         edges.append(edge)
         if nxt in position:
-            return edges[position[nxt]:], False, nxt
+            return edges[position[nxt] :], False, nxt
         position[nxt] = len(edges)
         node, previous = nxt, edge
 
@@ -241,13 +298,24 @@ def _cap_diagnosis(
     if len(short):
         details = "; ".join(
             f"paper {ids[p]} can reach {reach[p]:.2f} expected reviewers under the probability "
-            f"cap, needs {rest.demand_left[p]}" for p in short[:10]
+            f"cap, needs {rest.demand_left[p]}"
+            for p in short[:10]
         )
-        result.causes.append(Cause("probability_cap", details, tuple(ids[short]),
-                                   "raise q or add candidate reviewers to those papers"))
+        result.causes.append(
+            Cause(
+                "probability_cap",
+                details,
+                tuple(ids[short]),
+                "raise q or add candidate reviewers to those papers",
+            )
+        )
     else:
-        result.causes.append(Cause(
-            "probability_cap", "no fractional assignment meets the demands and loads under "
-            "the probability cap", (), "raise q",
-        ))
+        result.causes.append(
+            Cause(
+                "probability_cap",
+                "no fractional assignment meets the demands and loads under the probability cap",
+                (),
+                "raise q",
+            )
+        )
     return result

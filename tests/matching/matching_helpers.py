@@ -26,6 +26,7 @@ def random_problem(
         scores = np.floor(scores * 10)
     conflicts = rng.random((n_papers, n_reviewers)) < conflict_rate
     forced = np.zeros_like(conflicts)
+    forced_count = min(forced_count, int((~conflicts).sum()))
     if forced_count:
         open_cells = np.argwhere(~conflicts)
         picks = open_cells[rng.choice(len(open_cells), size=forced_count, replace=False)]
@@ -66,6 +67,9 @@ def assert_hard_constraints(problem: AssignmentProblem, assignment: Assignment) 
 
 def pairs_set(problem: AssignmentProblem, assignment: Assignment) -> set[tuple[int, int]]:
     return set(
-        zip(problem.pair_paper[assignment.selected].tolist(),
-            problem.pair_reviewer[assignment.selected].tolist(), strict=True)
+        zip(
+            problem.pair_paper[assignment.selected].tolist(),
+            problem.pair_reviewer[assignment.selected].tolist(),
+            strict=True,
+        )
     )

@@ -47,8 +47,9 @@ def test_paper_with_too_few_eligible_reviewers() -> None:
 def test_reviewer_minimum_cannot_be_met() -> None:
     conflicts = np.zeros((4, 3), dtype=bool)
     conflicts[:3, 2] = True
-    problem = problem_from(np.ones((4, 3)), demand=1, min_load=[0, 0, 2], max_load=3,
-                           conflicts=conflicts)
+    problem = problem_from(
+        np.ones((4, 3)), demand=1, min_load=[0, 0, 2], max_load=3, conflicts=conflicts
+    )
     diagnosis = diagnose(problem)
     assert "reviewer R2 has 1 candidate papers, min load 2" in str(diagnosis)
     assert diagnosis.causes[0].ids == ("R2",)
@@ -96,8 +97,7 @@ def test_hall_violation_found_by_max_flow() -> None:
     # although every count check passes.
     conflicts = np.zeros((5, 4), dtype=bool)
     conflicts[:3, 2:] = True
-    problem = problem_from(np.ones((5, 4)), demand=2, max_load=[2, 2, 4, 4],
-                           conflicts=conflicts)
+    problem = problem_from(np.ones((5, 4)), demand=2, max_load=[2, 2, 4, 4], conflicts=conflicts)
     diagnosis = diagnose(problem)
     assert diagnosis.flow_checked and diagnosis.feasible is False
     assert kinds(diagnosis)[0] == "hall_papers"
@@ -110,14 +110,16 @@ def test_hall_violation_on_reviewer_minimums() -> None:
     # R0 and R1 each need 2 papers but both can only review P0 and P1 (demand 1 each).
     conflicts = np.zeros((4, 3), dtype=bool)
     conflicts[2:, :2] = True
-    problem = problem_from(np.ones((4, 3)), demand=1, min_load=[2, 2, 0], max_load=4,
-                           conflicts=conflicts)
+    problem = problem_from(
+        np.ones((4, 3)), demand=1, min_load=[2, 2, 0], max_load=4, conflicts=conflicts
+    )
     diagnosis = diagnose(problem)
     assert "hall_reviewers" in kinds(diagnosis)
     cause = diagnosis.causes[kinds(diagnosis).index("hall_reviewers")]
     assert cause.ids == ("R0", "R1")
     assert "need at least 4 more papers but their candidate papers can take at most 2" in (
-        cause.message)
+        cause.message
+    )
 
 
 def test_feasible_problem_has_no_cause() -> None:
@@ -134,11 +136,13 @@ def test_side_constraints_that_conflict_only_together_are_named() -> None:
     problem = problem_from(np.ones((2, 4)), demand=2, max_load=2)
     groups = np.array(["a", "a", "b", "b"])
     senior = np.array([True, True, False, False])
-    problem = problem.with_side_constraints(MaxPerGroup(groups, limit=1),
-                                            RequireAttribute(senior, min_count=2,
-                                                             name="senior"))
+    problem = problem.with_side_constraints(
+        MaxPerGroup(groups, limit=1), RequireAttribute(senior, min_count=2, name="senior")
+    )
     with pytest.raises(Infeasible) as err:
         IlpSolver().solve(problem)
     cause = err.value.diagnosis.causes[-1]
     assert cause.kind == "side_constraint"
-    assert "MaxPerGroup(limit=1)" in cause.message and "RequireAttribute(senior" in cause.message
+    assert "'at most 1 reviewer of one group per paper'" in cause.message
+    assert "'at least 2 reviewers with senior per paper'" in cause.message
+    assert "cannot all hold at once" in cause.message

@@ -18,14 +18,29 @@ SOLVERS = [
 
 @pytest.mark.parametrize(("name", "options"), SOLVERS)
 @settings(max_examples=12, deadline=None)
-@given(seed=st.integers(0, 10_000), papers=st.integers(3, 12), reviewers=st.integers(3, 9),
-       demand=st.integers(1, 3), min_load=st.integers(0, 2), forced=st.integers(0, 3),
-       threshold=st.sampled_from([None, 0.1]))
-def test_hard_constraints_hold(name: str, options: dict, seed: int, papers: int,
-                               reviewers: int, demand: int, min_load: int, forced: int,
-                               threshold: float | None) -> None:
-    problem = random_problem(seed, papers, reviewers, demand=demand, min_load=min_load,
-                             max_load=5, forced_count=forced)
+@given(
+    seed=st.integers(0, 10_000),
+    papers=st.integers(3, 12),
+    reviewers=st.integers(3, 9),
+    demand=st.integers(1, 3),
+    min_load=st.integers(0, 2),
+    forced=st.integers(0, 3),
+    threshold=st.sampled_from([None, 0.1]),
+)
+def test_hard_constraints_hold(
+    name: str,
+    options: dict,
+    seed: int,
+    papers: int,
+    reviewers: int,
+    demand: int,
+    min_load: int,
+    forced: int,
+    threshold: float | None,
+) -> None:
+    problem = random_problem(
+        seed, papers, reviewers, demand=demand, min_load=min_load, max_load=5, forced_count=forced
+    )
     if threshold is not None:
         problem = problem.with_side_constraints(MinScore(threshold))
     try:
@@ -57,8 +72,11 @@ def test_ilp_side_constraints_hold(seed: int, limit: int, min_count: int) -> Non
     per_group = np.zeros((problem.n_papers, 4), dtype=int)
     np.add.at(per_group, (papers, groups[reviewers]), 1)
     forced_groups = np.zeros_like(per_group)
-    np.add.at(forced_groups, (problem.pair_paper[problem.forced],
-                              groups[problem.pair_reviewer[problem.forced]]), 1)
+    np.add.at(
+        forced_groups,
+        (problem.pair_paper[problem.forced], groups[problem.pair_reviewer[problem.forced]]),
+        1,
+    )
     assert np.all(per_group <= np.maximum(limit, forced_groups))
     holders = np.bincount(papers[senior[reviewers]], minlength=problem.n_papers)
     assert np.all(holders >= min_count)
