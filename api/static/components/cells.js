@@ -6,7 +6,8 @@ import { emit } from "../core/state.js";
 
 /** A reviewer's name (their id under it); a link-button to their page when `open`. */
 export function reviewerCell(id, { name = null, open = true } = {}) {
-  const shown = name || reviewerName(id);
+  const known = name || reviewerName(id);
+  const shown = known && known !== id ? known : ""; // the service names unnamed ids by their id
   const affiliation = reviewerInfo(id)?.affiliation ?? "";
   const label = shown || id;
   const main = open
@@ -18,7 +19,8 @@ export function reviewerCell(id, { name = null, open = true } = {}) {
 
 /** A paper's title (clipped; whole on hover) and its id. */
 export function paperCell(id, { title = null, max = 70, open = true } = {}) {
-  const full = title || paperTitle(id);
+  const known = title || paperTitle(id);
+  const full = known && known !== id ? known : "";
   const label = full ? clip(full, max) : id;
   const main = open
     ? h("button", { type: "button", class: "link", title: full ? `${full} — open in the browser` : "Open in the browser", onclick: () => emit("browse", { paper: id }) }, label)

@@ -97,9 +97,18 @@ export function globalError(error, context) {
   logUnexpected(error, context);
 }
 
+/** The control that started the latest action: disabling a focused button blurs it, so a
+ * dialog the action opens finds its opener here (to give focus back when it closes). */
+let lastActivator = null;
+
+export function activator() {
+  return lastActivator;
+}
+
 /** Run an async UI action with its button disabled and errors shown in `errorBox` (or the
  * page-wide panel); resolves to the action's value, or undefined when it failed. */
 export async function busy(button, errorBox, action, context) {
+  if (button) lastActivator = button;
   if (button) { button.disabled = true; button.setAttribute("aria-busy", "true"); }
   clearError(errorBox ?? $("#global-error"));
   try {
@@ -113,7 +122,12 @@ export async function busy(button, errorBox, action, context) {
     }
     return undefined;
   } finally {
-    if (button) { button.disabled = false; button.removeAttribute("aria-busy"); }
+    if (button) {
+      button.disabled = false;
+      button.removeAttribute("aria-busy");
+      // disabling blurred it: give the focus back if nothing else took it
+      if (button.isConnected && (!document.activeElement || document.activeElement === document.body)) button.focus();
+    }
   }
 }
 

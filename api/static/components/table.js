@@ -155,6 +155,7 @@ export class PagedTable {
     if (!rows.length) rows.push(h("tr", {}, h("td", { colspan: this.columns.length, class: "muted" }, this.empty)));
     fill(this.tbody, rows);
     this.range.textContent = rangeText(this.offset, this.items.length, this.total, this.noun);
+    this.range.hidden = !this.total; // the empty row says it
     this.pageInput.value = String(this.page + 1);
     this.pageLabel.textContent = ` of ${this.pages}`;
     const first = this.page === 0, last = this.page >= this.pages - 1;

@@ -145,7 +145,7 @@ export async function editDialog(shownRun, edit) {
 export function editButton(run, edit, label, attrs = {}) {
   return h("button", {
     type: "button", class: `small-btn ${attrs.class ?? "secondary"}`, "aria-label": attrs.ariaLabel ?? `${label}: ${editHeadline(edit)}`,
-    "data-action": edit.action,
+    "data-action": edit.action, "data-focus-key": `${edit.paper_id}\u0000${edit.reviewer_id}`,
     onclick: (event) => busy(event.currentTarget, null, () => editDialog(run, edit), label),
   }, label);
 }
