@@ -20,7 +20,10 @@ def _ok(response: Any) -> Any:
 def _venue(api: Api) -> tuple[str, str, str, int]:
     venue, chair, viewer = api.new_venue()
     load_venue(api, venue, chair)
-    bids = b"paper_id,reviewer_id,bid\nP1,Lena_Language1,Not Willing\nP1,Grace_Graph1,Very High\nP2,Victor_Vision1,High\nP4,Lena_Language1,High\n"
+    bids = (
+        b"paper_id,reviewer_id,bid\nP1,Lena_Language1,Not Willing\nP1,Grace_Graph1,Very High\n"
+        b"P2,Victor_Vision1,High\nP4,Lena_Language1,High\n"
+    )
     assert (
         api.call(
             "POST", f"/venues/{venue}/bids/upload", chair, files={"file": ("b.csv", bids)}
