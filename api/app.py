@@ -23,6 +23,7 @@ from api.routers import (
     affinity,
     assignments,
     browse,
+    compare,
     corpus,
     edits,
     jobs,
@@ -146,7 +147,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Liveness probe (no token needed)."""
         return {"status": "ok"}
 
-    for module in (venues, corpus, limits, affinity, jobs, assignments, edits, search, browse):
+    for module in (
+        venues,
+        corpus,
+        limits,
+        affinity,
+        jobs,
+        assignments,
+        edits,
+        search,
+        browse,
+        compare,
+    ):
         app.include_router(module.router)
 
     static_dir = Path(__file__).parent / "static"
