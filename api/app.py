@@ -19,7 +19,18 @@ from api.db import Database, migrate
 from api.errors import install_error_handlers
 from api.explain import ExplainerCache
 from api.jobs import JobRunner
-from api.routers import affinity, assignments, corpus, edits, jobs, limits, venues
+from api.routers import (
+    affinity,
+    assignments,
+    browse,
+    compare,
+    corpus,
+    edits,
+    jobs,
+    limits,
+    search,
+    venues,
+)
 from api.settings import Settings
 from api.tasks import affinity_handler, assignment_handler
 
@@ -136,7 +147,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Liveness probe (no token needed)."""
         return {"status": "ok"}
 
-    for module in (venues, corpus, limits, affinity, jobs, assignments, edits):
+    for module in (
+        venues,
+        corpus,
+        limits,
+        affinity,
+        jobs,
+        assignments,
+        edits,
+        search,
+        browse,
+        compare,
+    ):
         app.include_router(module.router)
 
     static_dir = Path(__file__).parent / "static"

@@ -28,8 +28,10 @@ def text_key(value: str) -> str:
 
 
 def id_key(value: str) -> str:
-    """An id folded for matching (accents and case only: ids keep their punctuation)."""
-    return _fold(value).strip()[:KEY_MAX_LENGTH]
+    """An id folded for matching like a text (``~Ada_Lovelace1`` -> ``ada lovelace1``,
+    ``iclr-000-01`` -> ``iclr 000 01``), or, for an id of punctuation only, its folded
+    self."""
+    return text_key(value) or _fold(value).strip()[:KEY_MAX_LENGTH]
 
 
 def name_from_profile_id(reviewer_id: str) -> str | None:

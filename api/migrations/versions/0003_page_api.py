@@ -40,7 +40,7 @@ def _text_key(value: str) -> str:
 
 
 def _id_key(value: str) -> str:
-    return _fold(value).strip()[:KEY_MAX_LENGTH]
+    return _text_key(value) or _fold(value).strip()[:KEY_MAX_LENGTH]
 
 
 def _display_name(reviewer_id: str, name: str | None) -> str:
