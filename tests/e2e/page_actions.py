@@ -53,7 +53,7 @@ def wait_for_job(page: Any, kind: str, state: str = "succeeded", index: int = 0)
 
 def pick(page: Any, label: str, text: str, option: str | re.Pattern[str] | None = None) -> None:
     """Type into a type-ahead picker and choose the suggestion (the first, or `option`)."""
-    box = page.get_by_role("combobox", name=label)
+    box = page.get_by_role("combobox", name=label, exact=True)
     box.fill(text)
     if not text:  # an empty box lists the first items on ArrowDown
         box.press("ArrowDown")

@@ -48,7 +48,9 @@ def venue200(live_server: LiveServer, venue200_data: dict[str, Any]) -> Iterator
     )
     assert run_a is not None
     run_b = solve_run(
-        live_server, venue_id, {**SOLVE, "max_load": 9, "fairness_keep": 1, "name": "fair"}
+        live_server,
+        venue_id,
+        {**SOLVE, "solver": "auto", "max_load": 9, "fairness_keep": 1, "name": "fair"},
     )
     chair = live_server.token("chair", venue_id, f"chair@{venue_id}")
     yield {"venue_id": venue_id, "a": run_a, "b": run_b, "chair": chair}
@@ -134,51 +136,57 @@ def test_compare_runs_pair_by_pair(
     assert_console_clean(console_errors)
 
 
-def test_one_click_alternate_and_reviewer_side_assign(
+def test_one_click_assign_from_candidates_and_alternates(
     page: Any, live_server: LiveServer, venue200_data: dict[str, Any], console_errors: list[str]
 ) -> None:
     venue_id, run, chair = _own_venue(live_server, venue200_data)
-    pair = api_get(live_server, f"/venues/{venue_id}/assignments/{run}/pairs", limit=1)["items"][0]
-    paper_id = pair["paper_id"]
-    # leave the paper one reviewer short
-    api_post(
-        live_server,
-        f"/venues/{venue_id}/assignments/{run}/edits",
-        {"action": "remove", "paper_id": paper_id, "reviewer_id": pair["reviewer_id"]},
-    )
+    base = f"/venues/{venue_id}/assignments/{run}"
+    first, second = api_get(live_server, f"{base}/pairs", limit=4)["items"][::3][:2]
+    # leave a paper one reviewer short, its reviewer one paper under quota
+    api_post(live_server, f"{base}/edits", {"action": "remove", **_pair(first)})
     sign_in(page, chair)
+
+    # the reviewer's side: the paper is a candidate, Assign is one click (previewed)
+    open_tab(page, "Papers and reviewers")
+    name = first["reviewer_name"]
+    pick(page, "Reviewer", name.split()[1], re.compile(re.escape(name)))
+    expect(page.get_by_test_id("reviewer-load")).to_contain_text("load 7 / 8")
+    page.get_by_label("Show", exact=True).select_option("candidates")
+    page.get_by_label("Rows per page of Papers of the reviewer").select_option("250")
+    candidates = page.get_by_role("table", name="Papers of the reviewer")
+    row = candidates.locator("tbody tr", has_text=first["paper_title"][:40])
+    row.get_by_role("button", name=re.compile("^Assign: ")).click()
+    preview = dialog(page, re.compile(f"^Assign {re.escape(name)} to "))
+    expect(preview.get_by_test_id("score-change")).to_contain_text("(+")
+    expect(preview).to_contain_text("7 → 8")
+    preview.get_by_role("button", name="Apply: Assign").click()
+    expect(preview).to_be_hidden()
+    expect(page.get_by_test_id("reviewer-load")).to_contain_text("load 8 / 8")
+
+    # the paper's side: a paper below demand, listed under Statistics, its alternates one
+    # click away
+    api_post(live_server, f"{base}/edits", {"action": "remove", **_pair(second)})
     open_tab(page, "Statistics")
     below = page.get_by_role("table", name="Papers below demand")
     expect(below.locator("tbody tr")).to_have_count(1)
-    below.get_by_role("button", name=re.compile("open in the browser")).first.click()
+    title = api_get(live_server, f"/venues/{venue_id}/submissions/{second['paper_id']}")["title"]
+    below.get_by_role("button", name=title[:20]).click()
     expect(page.get_by_role("tab", name="Papers and reviewers")).to_have_attribute(
         "aria-selected", "true"
     )
     coverage = page.get_by_test_id("paper-coverage")
     expect(coverage).to_contain_text("2 of 3 reviewers")
-    page.get_by_test_id("alternates").get_by_role(
-        "button", name=re.compile("^Assign alternate")
-    ).first.click()
+    alternates = page.get_by_test_id("alternates")
+    alternates.get_by_role("button", name=re.compile("^Assign alternate")).first.click()
     preview = dialog(page, re.compile("^Assign "))
     expect(preview.get_by_test_id("score-change")).to_contain_text("(+")
     preview.get_by_role("button", name="Apply: Assign").click()
     expect(coverage).to_contain_text("3 of 3 reviewers")
-    # the reviewer side: a candidate paper one click away (previewed; cancelled here)
-    open_tab(page, "Papers and reviewers")
-    pick(
-        page,
-        "Reviewer",
-        pair["reviewer_name"].split()[0],
-        re.compile(re.escape(pair["reviewer_name"])),
-    )
-    candidates = page.get_by_role("table", name="Papers of the reviewer")
-    assign = candidates.get_by_role("button", name=re.compile("^Assign:")).first
-    assign.click()
-    preview = dialog(page, re.compile("^Assign "))
-    expect(preview).to_contain_text("Reviewer loads")
-    preview.get_by_role("button", name="Cancel").click()
-    expect(preview).to_be_hidden()
     assert_console_clean(console_errors)
+
+
+def _pair(pair: dict[str, Any]) -> dict[str, str]:
+    return {"paper_id": pair["paper_id"], "reviewer_id": pair["reviewer_id"]}
 
 
 def test_bulk_change_preview_then_apply_then_undo(
@@ -288,13 +296,13 @@ def test_statistics_conflicts_bids_and_quota_editing(
     loads = page.get_by_role("table", name="Reviewers by load")
     first_row = loads.locator("tbody tr").first
     name = first_row.locator(".person button").inner_text()
-    quota = page.get_by_label(f"Quota of {name}")
+    quota = page.get_by_role("textbox", name=f"Quota of {name}")
     quota.fill("2")
     quota.press("Enter")
     expect(page.get_by_test_id("toast").last).to_contain_text("quota 2 stored")
     stored = api_get(live_server, f"/venues/{venue_id}/reviewer-max-loads")["items"]
     assert [s["max_load"] for s in stored] == [2]
-    expect(page.get_by_label(f"Quota of {name}")).to_have_value("2")
+    expect(page.get_by_role("textbox", name=f"Quota of {name}")).to_have_value("2")
     screenshot(page, "14-statistics")
     open_tab(page, "Compute")
     expect(page.get_by_test_id("capacity-check")).to_contain_text("1 stored reviewer quota")

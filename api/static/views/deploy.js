@@ -17,8 +17,14 @@ const KIND_WORDS = {
 
 function who(violation) {
   const parts = [];
-  if (violation.paper_id) parts.push(`paper ${paperTitle(violation.paper_id) ? `“${paperTitle(violation.paper_id)}” ` : ""}(${violation.paper_id})`);
-  if (violation.reviewer_id) parts.push(`reviewer ${reviewerName(violation.reviewer_id) || violation.reviewer_id}${reviewerName(violation.reviewer_id) ? ` (${violation.reviewer_id})` : ""}`);
+  if (violation.paper_id) {
+    const title = violation.paper_title || paperTitle(violation.paper_id);
+    parts.push(`paper ${title && title !== violation.paper_id ? `“${title}” ` : ""}(${violation.paper_id})`);
+  }
+  if (violation.reviewer_id) {
+    const name = violation.reviewer_name || reviewerName(violation.reviewer_id);
+    parts.push(`reviewer ${name && name !== violation.reviewer_id ? `${name} (${violation.reviewer_id})` : violation.reviewer_id}`);
+  }
   return parts.join(" × ");
 }
 

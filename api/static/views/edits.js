@@ -11,6 +11,7 @@ import { paperCell, reviewerCell } from "../components/cells.js";
 import { confirmDialog } from "../components/dialog.js";
 import { busy, errorBox, problemTable, say, UserError } from "../components/feedback.js";
 import { PagedTable, simpleTable } from "../components/table.js";
+import { refreshRuns } from "./runs.js";
 
 const ACTION_WORDS = {
   pin: "Pin", unpin: "Unpin", forbid: "Forbid", unforbid: "Allow again", swap: "Swap",
@@ -107,12 +108,20 @@ export function effectView(effect) {
  *   paper_title?:string, reviewer_name?:string, remove_reviewer_name?:string}} edit
  */
 export async function editDialog(shownRun, edit) {
-  const run = latest(shownRun);
+  let run = latest(shownRun);
   const body = {
     action: edit.action, paper_id: edit.paper_id, reviewer_id: edit.reviewer_id,
     remove_reviewer_id: edit.remove_reviewer_id, version: run.version,
   };
-  const effect = await state.api.post(EP.editPreview(state.venue, run.id), body);
+  let effect = await state.api.post(EP.editPreview(state.venue, run.id), body);
+  if (!effect.allowed && effect.code === "stale_version") {
+    // someone changed the run since this page loaded it: preview on the current version
+    await refreshRuns();
+    run = latest(run);
+    body.version = run.version;
+    effect = await state.api.post(EP.editPreview(state.venue, run.id), body);
+    emit("run-changed", run);
+  }
   const headline = editHeadline(edit);
   const overLimit = !effect.allowed && effect.code === "would_overfill" && effect.force_allowed;
   const reason = h("input", { type: "text", id: "edit-reason", maxlength: 1000, placeholder: "optional, kept in the history and the audit log" });

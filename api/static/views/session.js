@@ -8,7 +8,7 @@ import {
 } from "../core/state.js";
 import { busy, clearError, globalError, say, showError } from "../components/feedback.js";
 import { refreshRuns } from "./runs.js";
-import { selectTab } from "./tabs.js";
+import { resetChoice, selectTab, userChoseTab } from "./tabs.js";
 
 function showView(id) {
   for (const view of ["signin-view", "venue-view", "console-view"]) $(`#${view}`).hidden = view !== id;
@@ -73,9 +73,13 @@ export async function openVenue(venueId) {
   showView("console-view");
   // focus goes to the main content: the venue's heading, at the top of it
   $("#venue-heading").focus();
+  resetChoice();
   emit("venue", venueId);
+  const first = selectTab("tab-data");
   await refreshRuns().catch((e) => globalError(e, "Loading assignment runs"));
-  await selectTab(state.me?.role === "viewer" && state.runs.length ? "tab-assignment" : "tab-data");
+  // a viewer comes for the published run: show it, unless they already chose a tab
+  if (state.me?.role === "viewer" && state.runs.length && !userChoseTab()) await selectTab("tab-assignment");
+  await first;
 }
 
 export function setupSession() {

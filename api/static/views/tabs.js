@@ -6,6 +6,7 @@ import { emit, on, state } from "../core/state.js";
 import { globalError } from "../components/feedback.js";
 
 const views = new Map(); // tab id -> show()
+let chosen = 0; // tabs the user opened since the venue was opened
 
 /** Register the view of a tab ("tab-assignment" → show). */
 export function registerView(tabId, show) {
@@ -38,17 +39,26 @@ export function refreshOpenTab() {
   return Promise.resolve().then(show).catch((error) => globalError(error, "Loading the view"));
 }
 
+/** Did the user open a tab since `resetChoice()` (so the page should not switch for them)? */
+export function userChoseTab() {
+  return chosen > 0;
+}
+
+export function resetChoice() {
+  chosen = 0;
+}
+
 export function setupTabs() {
   const tabs = $$('[role="tab"]');
   tabs.forEach((tab, index) => {
-    tab.addEventListener("click", () => selectTab(tab.id));
+    tab.addEventListener("click", () => { chosen += 1; selectTab(tab.id); });
     tab.addEventListener("keydown", (event) => {
       let next = null;
       if (event.key === "ArrowRight") next = tabs[(index + 1) % tabs.length];
       if (event.key === "ArrowLeft") next = tabs[(index - 1 + tabs.length) % tabs.length];
       if (event.key === "Home") next = tabs[0];
       if (event.key === "End") next = tabs[tabs.length - 1];
-      if (next) { event.preventDefault(); selectTab(next.id, true); }
+      if (next) { event.preventDefault(); chosen += 1; selectTab(next.id, true); }
     });
   });
   // a run chosen in the run bar, or a venue opened: the open view shows it
