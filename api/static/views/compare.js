@@ -2,7 +2,7 @@
 // with its score, the papers and reviewers whose pairs changed, and both runs' charts.
 import { $, h, fill } from "../core/dom.js";
 import { EP } from "../core/endpoints.js";
-import { niceNumber, plural, runLabel, runName, signed } from "../core/format.js";
+import { clip, niceNumber, plural, runLabel, runName, signed } from "../core/format.js";
 import { learnNames } from "../core/names.js";
 import { on, state } from "../core/state.js";
 import { paperCell, reviewerCell } from "../components/cells.js";
@@ -68,7 +68,7 @@ function pairsTable(a, b) {
 const reviewerList = (list, cls) => h("span", { class: "chips" }, (list ?? []).map((r) => h("span", { class: `tag ${cls}` },
   `${cls === "added" ? "+" : "−"} ${r.reviewer_name || r.reviewer_id} (${niceNumber(r.score)})`)));
 const paperList = (list, cls) => h("span", { class: "chips" }, (list ?? []).map((p) => h("span", { class: `tag ${cls}` },
-  `${cls === "added" ? "+" : "−"} ${p.paper_title || p.paper_id} (${niceNumber(p.score)})`)));
+  `${cls === "added" ? "+" : "−"} ${clip(p.paper_title || p.paper_id, 48)} (${niceNumber(p.score)})`)));
 
 function papersTable(a, b) {
   return new PagedTable({
