@@ -29,6 +29,7 @@ from api.routers import (
     jobs,
     limits,
     search,
+    site,
     venues,
 )
 from api.settings import Settings
@@ -158,6 +159,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         search,
         browse,
         compare,
+        site,
     ):
         app.include_router(module.router)
 
