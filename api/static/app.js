@@ -493,7 +493,8 @@ async function onJobFinished(job) {
 /** The venue's latest affinity run, or null when none was computed yet. */
 async function refreshAffinityRuns() {
   try {
-    state.affinityRun = await state.api.get(EP.latestAffinity(state.venue));
+    const latest = await state.api.get(EP.latestAffinity(state.venue));
+    state.affinityRun = latest.state === "none" ? null : latest;
   } catch (error) {
     // 404/409: the venue has no affinity run yet, which is a state, not a failure
     if (!(error instanceof ApiError) || ![404, 409].includes(error.status)) throw error;

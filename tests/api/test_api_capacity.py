@@ -101,3 +101,40 @@ def test_no_scores_yet_is_an_empty_state_and_the_favicon_is_served(api: Api) -> 
     icon = api.client.get("/favicon.ico")
     assert icon.status_code == 200 and icon.headers["content-type"] == "image/x-icon"
     assert icon.content[:4] == b"\x00\x00\x01\x00"
+
+
+def test_solving_on_stale_scores_says_recompute_affinity(api: Api) -> None:
+    from api.store import start_job
+
+    venue, chair, _viewer = api.new_venue()
+    load_venue(api, venue, chair)
+    v = f"/venues/{venue}"
+    late = [{"id": "P9", "title": "A late paper", "abstract": "graphs", "authors": []}]
+    assert api.call("POST", f"{v}/submissions", chair, json=late).status_code == 200
+    params = {"reviewers_per_paper": 1, "max_load": 3, "solver": "flow"}
+    refused = api.call("POST", f"{v}/assignments", chair, json=params)
+    assert refused.status_code == 409, refused.text
+    body = refused.json()
+    assert body["code"] == "stale_affinities" and body["papers"] == 1
+    assert "recompute affinity" in body["detail"] and "P9" in body["detail"]
+    assert "candidate reviewers" not in body["detail"]
+    # a paper that needs nobody does not block the solve
+    assert api.call("PUT", f"{v}/paper-demands/P9", chair, json={"demand": 0}).status_code == 200
+    job = api.call("POST", f"{v}/assignments", chair, json=params).json()
+    assert job["state"] == "succeeded", job
+    # the job itself says so too (a paper uploaded between the check and the solve)
+    assert api.call("DELETE", f"{v}/paper-demands/P9", chair).status_code == 200
+    run_id = api.call("GET", f"{v}/affinity", chair).json()["id"]
+    with api.database.session() as session:
+        failed = start_job(
+            api.client.app.state.jobs,  # type: ignore[attr-defined]
+            session,
+            venue,
+            "assignment",
+            {**params, "affinity_run_id": run_id},
+            "test",
+        )
+        job_id = failed.id
+    seen = api.call("GET", f"{v}/jobs/{job_id}", chair).json()
+    assert seen["state"] == "failed" and seen["error_code"] == "stale_affinities"
+    assert "recompute affinity" in seen["error"] and "candidate reviewers" not in seen["error"]
