@@ -127,7 +127,7 @@ def test_solving_on_stale_scores_says_recompute_affinity(api: Api) -> None:
     run_id = api.call("GET", f"{v}/affinity", chair).json()["id"]
     with api.database.session() as session:
         failed = start_job(
-            api.client.app.state.jobs,  # type: ignore[attr-defined]
+            api.client.app.state.jobs,
             session,
             venue,
             "assignment",
