@@ -23,12 +23,14 @@ from api.routers import (
     affinity,
     assignments,
     browse,
+    bulk,
     compare,
     corpus,
     edits,
     jobs,
     limits,
     search,
+    site,
     venues,
 )
 from api.settings import Settings
@@ -155,9 +157,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         jobs,
         assignments,
         edits,
+        bulk,
         search,
         browse,
         compare,
+        site,
     ):
         app.include_router(module.router)
 

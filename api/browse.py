@@ -18,7 +18,7 @@ import pandas as pd
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from api.edits import paper_counts, reviewer_loads
+from api.edit_effects import paper_counts, reviewer_loads
 from api.models import AffinityScore, AssignmentPair, AssignmentRow, Bid, Conflict, Pin
 from api.names import lookup
 from api.runs import run_limits

@@ -174,7 +174,7 @@ def undo_last(
 ) -> tuple[AssignmentEdit, dict[str, Any]]:
     """Revert the newest change of ``row`` not yet undone (see the module rules), in the
     session (the caller commits). Returns the undone entry and the undo's effect."""
-    from api.edits import describe_effect, objective, paper_counts, reviewer_loads
+    from api.edit_effects import describe_effect, objective, paper_counts, reviewer_loads
 
     if version != row.version:
         raise ApiError(

@@ -18,7 +18,7 @@ from sqlalchemy import (
     Text,
     text,
 )
-from sqlalchemy.engine.interfaces import ExecutionContext
+from sqlalchemy.engine.default import DefaultExecutionContext as ExecutionContext
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from api.search_keys import display_name

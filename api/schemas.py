@@ -64,6 +64,14 @@ class VenueOut(BaseModel):
     live_assignment_id: int | None = Field(
         default=None, description="the venue's live (published) assignment, if any"
     )
+    papers: int = Field(default=0, description="submissions in the venue")
+    reviewers: int = Field(default=0, description="reviewers in the venue")
+    solve_defaults: dict[str, Any] | None = Field(
+        default=None,
+        description="chairs: the solve form's defaults (reviewers_per_paper, min_load, "
+        "max_load, fits), the max load raised to the smallest that fits the venue when the "
+        "default does not; null for viewers",
+    )
 
 
 class TokenIn(BaseModel):
@@ -202,16 +210,23 @@ class AffinityJobIn(BaseModel):
 
 
 class AffinityRunOut(BaseModel):
+    """The venue's latest affinity run; while there is none (a normal state), ``state`` is
+    ``none`` and the run's fields are null."""
+
     model_config = ConfigDict(from_attributes=True)
-    id: int
+    state: Literal["none", "current", "stale"] = Field(
+        default="current",
+        description="none: no scores yet; stale: reviewers or submissions were uploaded since",
+    )
+    id: int | None
     job_id: int | None
-    config: dict[str, Any]
-    n_papers: int
-    n_reviewers: int
-    top_n: int
-    statistics: dict[str, Any]
+    config: dict[str, Any] | None
+    n_papers: int | None
+    n_reviewers: int | None
+    top_n: int | None
+    statistics: dict[str, Any] | None
     stale: bool = Field(description="reviewers or submissions were uploaded since this run")
-    created_at: datetime
+    created_at: datetime | None
 
 
 class PairScoreOut(BaseModel):

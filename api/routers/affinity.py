@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, Query, status
+from fastapi import APIRouter, Query, status
 from fastapi.responses import StreamingResponse
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -56,7 +56,9 @@ def compute_affinities(
 
 
 def _run_out(session: Session, run: Any) -> AffinityRunOut:
+    stale = corpus_version(session, run.venue_id) != run.corpus_version
     return AffinityRunOut(
+        state="stale" if stale else "current",
         id=run.id,
         job_id=run.job_id,
         config=run.config,
@@ -64,7 +66,7 @@ def _run_out(session: Session, run: Any) -> AffinityRunOut:
         n_reviewers=run.n_reviewers,
         top_n=run.top_n,
         statistics=run.statistics,
-        stale=corpus_version(session, run.venue_id) != run.corpus_version,
+        stale=stale,
         created_at=run.created_at,
     )
 
@@ -73,14 +75,22 @@ def _run_out(session: Session, run: Any) -> AffinityRunOut:
 def get_affinity_run(
     venue_id: VenueIdPath, principal: Reader, session: SessionDep
 ) -> AffinityRunOut:
-    """The latest affinity run: configuration, score histogram and summary statistics
-    (404 while the venue has none)."""
+    """The latest affinity run: configuration, score histogram and summary statistics,
+    and whether uploads made it stale; ``state: none`` (the run's fields null) while the
+    venue has no scores yet."""
     run = latest_run(session, venue_id)
     if run is None:
-        raise HTTPException(
-            status.HTTP_404_NOT_FOUND,
-            f"venue {venue_id!r} has no affinity run yet: "
-            f"POST /venues/{venue_id}/affinity/jobs first",
+        return AffinityRunOut(
+            state="none",
+            id=None,
+            job_id=None,
+            config=None,
+            n_papers=None,
+            n_reviewers=None,
+            top_n=None,
+            statistics=None,
+            stale=False,
+            created_at=None,
         )
     return _run_out(session, run)
 
@@ -150,9 +160,12 @@ def top_reviewers(
     limit: Limit = 10,
     offset: Offset = 0,
 ) -> dict[str, Any]:
-    """Stored reviewers of a paper, best first, with conflicts and bids marked (chairs)."""
-    run = require_run(session, venue_id)
+    """Stored reviewers of a paper, best first, with conflicts and bids marked (chairs);
+    an empty page while the venue has no scores yet."""
     require_paper(session, venue_id, paper_id)
+    run = latest_run(session, venue_id)
+    if run is None:
+        return {"items": [], "total": 0, "limit": limit, "offset": offset}
     query = (
         select(AffinityScore.paper_id, AffinityScore.reviewer_id, AffinityScore.score)
         .where(AffinityScore.run_id == run.id, AffinityScore.paper_id == paper_id)
@@ -170,9 +183,12 @@ def top_papers(
     limit: Limit = 10,
     offset: Offset = 0,
 ) -> dict[str, Any]:
-    """Stored papers of a reviewer, best first, with conflicts and bids marked (chairs)."""
-    run = require_run(session, venue_id)
+    """Stored papers of a reviewer, best first, with conflicts and bids marked (chairs);
+    an empty page while the venue has no scores yet."""
     require_reviewer(session, venue_id, reviewer_id)
+    run = latest_run(session, venue_id)
+    if run is None:
+        return {"items": [], "total": 0, "limit": limit, "offset": offset}
     query = (
         select(AffinityScore.paper_id, AffinityScore.reviewer_id, AffinityScore.score)
         .where(AffinityScore.run_id == run.id, AffinityScore.reviewer_id == reviewer_id)

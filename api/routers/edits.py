@@ -19,7 +19,14 @@ from api.auth import ChairReader, Writer
 from api.dependencies import Explainers, Limit, Offset, SessionDep
 from api.errors import not_found
 from api.history import edits_out, history_page, undo_last
-from api.ids import IdQuery, PaperIdPath, ReviewerIdPath, ReviewerIdQuery, RowIdPath, VenueIdPath
+from api.ids import (
+    IdQuery,
+    PaperIdPath,
+    ReviewerIdPath,
+    ReviewerIdQuery,
+    RowIdPath,
+    VenueIdPath,
+)
 from api.models import AssignmentPair, AssignmentRow, Conflict, Pin
 from api.names import name_rows
 from api.page_schemas import (
