@@ -56,6 +56,8 @@ def screenshot(page: Any, name: str, *, full_page: bool = True) -> Path:
     UPDATE_SCREENSHOTS=1)."""
     SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOT_DIR / f"{name}.png"
+    # passing notifications would hide what the picture is about
+    page.evaluate("document.getElementById('toasts')?.replaceChildren()")
     page.screenshot(path=str(path), full_page=full_page)
     if os.environ.get("UPDATE_SCREENSHOTS") == "1":
         DOCS_SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)

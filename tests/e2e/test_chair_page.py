@@ -329,5 +329,7 @@ def test_live_run_shown_by_default_to_chairs_and_viewers(
     expect(page.get_by_role("table", name="Reviewers by load")).to_be_visible()
     expect(page.get_by_role("table", name="Conflicts of interest")).to_have_count(0)
     open_tab(page, "Assignment")
+    expect(page.get_by_text("Pairs 1–50 of 228")).to_be_visible()
+    expect(page.get_by_test_id("load-histogram").locator("rect.bar").first).to_be_attached()
     screenshot(page, "11-viewer-live-run")
     assert_console_clean(console_errors)

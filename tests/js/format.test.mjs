@@ -10,8 +10,10 @@ test("numbers read short, missing ones as a dash", () => {
   assert.equal(niceNumber(0.44712), "0.447");
   assert.equal(niceNumber(12.345), "12.35");
   assert.equal(niceNumber(3), "3");
-  assert.equal(niceNumber(0.001234), "1.2e-3");
-  assert.equal(niceNumber(123456), "1.2e+5");
+  assert.equal(niceNumber(0.001234), "0.0012");
+  assert.equal(niceNumber(0.00001234), "1.2e-5");
+  assert.equal(niceNumber(123456), "123,456");
+  assert.equal(niceNumber(12345.67), "12,346");
   assert.equal(niceNumber(NaN), "–");
   assert.equal(niceNumber(null), "–");
   assert.equal(niceNumber("3"), "–");

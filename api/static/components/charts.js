@@ -85,7 +85,7 @@ export function heatmap(host, matrix, rowLabels, colLabels, options) {
   host.replaceChildren();
   const nRows = matrix.length, nCols = matrix[0]?.length ?? 0;
   const cell = Math.max(6, Math.min(16, Math.floor(620 / Math.max(nRows, nCols, 1))));
-  const rowAxisW = 150, colAxisH = 110;
+  const rowAxisW = 220, colAxisH = 120, tailW = 60; // tail: room for the last rotated labels
   const { lo, hi } = robustRange(matrix.flat());
   const canvas = h("canvas", { width: nCols * cell, height: nRows * cell });
   const ctx = canvas.getContext("2d");
@@ -103,13 +103,13 @@ export function heatmap(host, matrix, rowLabels, colLabels, options) {
   }
   // axis labels as SVG text (readable, selectable and scaled with the canvas)
   const axes = el("svg", {
-    class: "heatmap-axes", viewBox: `0 0 ${rowAxisW + nCols * cell} ${colAxisH + nRows * cell}`,
+    class: "heatmap-axes", viewBox: `0 0 ${rowAxisW + nCols * cell + tailW} ${colAxisH + nRows * cell}`,
     "aria-hidden": "true",
   });
-  const font = Math.max(7, Math.min(11, cell - 2));
+  const font = Math.max(7, Math.min(10, cell - 3));
   rowLabels.forEach((label, i) => axes.append(el("text", {
     x: rowAxisW - 4, y: colAxisH + i * cell + cell / 2 + font / 3, "text-anchor": "end", "font-size": font,
-  }, clipLabel(label, 24))));
+  }, clipLabel(label, 34))));
   colLabels.forEach((label, j) => {
     const x = rowAxisW + j * cell + cell / 2 + font / 3, y = colAxisH - 4;
     axes.append(el("text", { x, y, transform: `rotate(-60 ${x} ${y})`, "font-size": font }, clipLabel(label, 18)));
@@ -123,7 +123,7 @@ export function heatmap(host, matrix, rowLabels, colLabels, options) {
     "aria-label": `${options.title}: ${nRows} papers by ${nCols} reviewers, colour scale ${niceNumber(lo)} to ${niceNumber(hi)} (2nd–98th percentile)` +
       (options.marks ? `, ${options.marks.size} assigned pairs outlined` : "") +
       ". Arrow keys move between cells, Enter explains the pair.",
-    style: `--cell:${cell}px; --row-axis:${rowAxisW}px; --col-axis:${colAxisH}px; width:${rowAxisW + nCols * cell}px`,
+    style: `--cell:${cell}px; --row-axis:${rowAxisW}px; --col-axis:${colAxisH}px; width:${rowAxisW + nCols * cell + tailW}px`,
   }, axes, h("div", { class: "heatmap-canvas" }, canvas, cursor));
   const readout = h("p", { class: "heatmap-readout", "aria-live": "polite", "data-testid": "heatmap-readout" },
     "Hover or use the arrow keys for a pair's score.");

@@ -14,8 +14,8 @@ export function say(message) {
   if (!region) return;
   const toast = h("div", { class: "toast", "data-testid": "toast" }, message);
   region.append(toast);
-  while (region.children.length > 4) region.firstElementChild.remove();
-  setTimeout(() => toast.remove(), 8000);
+  while (region.children.length > 3) region.firstElementChild.remove();
+  setTimeout(() => toast.remove(), 6000);
 }
 
 /** Anything but an API answer, an abort or a UserError is a bug of this page: log it. */

@@ -68,6 +68,7 @@ export class PagedTable {
       this.sizeSelect);
     this.element = h("div", { class: "paged-table" },
       h("div", { class: "table-wrap" }, this.table), this.pager, this.error);
+    this.tbody.append(h("tr", {}, h("td", { colspan: columns.length, class: "muted" }, "Loading…")));
     this.pageButtons.hidden = true; // until the first page says there is a second
     this.sizeSelect.hidden = true;
     this.renderHead();

@@ -4,8 +4,11 @@
 export function niceNumber(value) {
   if (typeof value !== "number" || !Number.isFinite(value)) return "–";
   const abs = Math.abs(value);
-  if (abs !== 0 && (abs < 0.01 || abs >= 10000)) return value.toExponential(1);
-  return Number.isInteger(value) ? String(value) : value.toFixed(abs < 1 ? 3 : 2);
+  // counts and large totals in full, grouped by thousands
+  if (Number.isInteger(value) || abs >= 10000) return Math.round(value).toLocaleString("en-US");
+  if (abs < 0.0001) return value.toExponential(1);
+  if (abs < 0.01) return value.toFixed(4);
+  return value.toFixed(abs < 1 ? 3 : 2);
 }
 
 /** A signed difference: "+0.120", "−3", "0". */
@@ -148,9 +151,11 @@ export function jobTitle(job) {
 
 /** A job's parameters in words. */
 export function jobParamsText(job) {
+  // an affinity job's full configuration is long: its few deciding fields say what it is
+  if (job?.kind === "affinity" && job.params) return affinityParamsText(job.params);
   if (job?.parameters_summary) return job.parameters_summary;
   if (!job?.params) return "";
-  return job.kind === "affinity" ? affinityParamsText(job.params) : solveParamsText(job.params);
+  return solveParamsText(job.params);
 }
 
 const ISO_PREFIX = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?)\s+(.*)$/s;

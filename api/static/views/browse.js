@@ -233,7 +233,9 @@ function edgeActions(run, edge, side) {
   if (edge.forbidden) buttons.push(editButton(run, { ...base, action: "unforbid" }, "Allow again"));
   if ((edge.conflict ?? []).length) return h("span", { class: "muted" }, "conflict");
   if (edge.can_add) buttons.push(editButton(run, { ...base, action: "assign" }, "Assign", { class: "primary" }));
-  if (!edge.forbidden && edge.paper_assigned > 0) {
+  // a reviewer at their quota is swapped in by raising the quota first (Statistics)
+  const room = edge.reviewer_max_load == null || edge.reviewer_load < edge.reviewer_max_load;
+  if (!edge.forbidden && edge.paper_assigned > 0 && room) {
     if (side === "paper" && view.swapOut) {
       const outName = reviewerName(view.swapOut) || view.swapOut;
       buttons.push(editButton(run, { ...base, action: "swap", remove_reviewer_id: view.swapOut, remove_reviewer_name: reviewerName(view.swapOut) },

@@ -9,7 +9,7 @@ import {
 import { canWrite, emit, on, state } from "../core/state.js";
 import { rangeText } from "../lib/paging.js";
 import {
-  busy, diagnosisView, globalError, say, UserError,
+  busy, globalError, say, UserError,
 } from "../components/feedback.js";
 import { ProgressBar } from "../components/progress.js";
 import { registerView } from "./tabs.js";
@@ -260,7 +260,9 @@ function updateCard(card, job) {
   const params = [jobParamsText(job)];
   if (job.rerun_of != null) params.push(`re-run of job #${job.rerun_of}`);
   const runName = job.params?.name;
-  card.querySelector(".job-params").textContent = (runName ? `“${runName}” — ` : "") + params.filter(Boolean).join(" · ");
+  const paramsLine = card.querySelector(".job-params");
+  paramsLine.textContent = (runName ? `“${runName}” — ` : "") + params.filter(Boolean).join(" · ");
+  if (job.parameters_summary) paramsLine.title = job.parameters_summary; // every parameter, on hover
   const active = ACTIVE.has(job.state);
   const cancel = card.querySelector('[data-testid="cancel-job"]');
   cancel.hidden = !active || !canWrite();
@@ -274,17 +276,13 @@ function updateCard(card, job) {
 }
 
 function renderOutcome(host, job) {
-  const key = `${job.state}:${job.error ?? ""}:${JSON.stringify(job.result ?? {})}`;
+  const runState = state.runs.find((run) => run.id === job.result?.assignment_id)?.state ?? "";
+  const key = `${job.state}:${job.error ?? ""}:${JSON.stringify(job.result ?? {})}:${runState}`;
   if (host.dataset.key === key) return;
   host.dataset.key = key;
   const children = [];
   if (job.state === "failed" || job.state === "interrupted") {
-    const diagnosis = job.diagnosis ?? job.result?.diagnosis ?? null;
-    children.push(h("div", { class: "error-box", "data-testid": "job-error" },
-      h("p", { class: "error-message" }, job.state === "interrupted"
-        ? "Interrupted: the service stopped while this job ran. Re-run it."
-        : `Failed: ${firstLine(job.error) || "no reason given"}`),
-      diagnosisView(diagnosis) ?? restOfError(job.error)));
+    children.push(failureView(job));
   } else if (job.state === "cancelled") {
     children.push(h("p", { class: "muted" }, "Cancelled: nothing was written."));
   } else if (job.state === "succeeded") {
@@ -294,8 +292,11 @@ function renderOutcome(host, job) {
       if (typeof r.objective === "number") words.push(`total score ${niceNumber(r.objective)}`);
       if (typeof r.n_pairs === "number") words.push(plural(r.n_pairs, "pair"));
       if (typeof r.gap === "number") words.push(`gap ${niceNumber(r.gap)}`);
-      const number = r.assignment_number ?? state.runs.find((run) => run.id === r.assignment_id)?.number ?? r.assignment_id;
-      children.push(h("p", { class: "ok-line" }, `Created run #${number}${words.length ? ": " + words.join(", ") : ""}. `,
+      const made = state.runs.find((run) => run.id === r.assignment_id);
+      const number = r.assignment_number ?? made?.number ?? r.assignment_id;
+      const name = job.params?.name ? ` “${job.params.name}”` : "";
+      children.push(h("p", { class: "ok-line" }, `Created run #${number}${name}${words.length ? ": " + words.join(", ") : ""} `,
+        made ? h("span", { class: `badge ${made.state}`, title: "the run's state now" }, made.state) : null, " ",
         h("button", { type: "button", class: "small-btn secondary", onclick: () => {
           selectRun(r.assignment_id);
           emit("open-tab", "tab-assignment");
@@ -309,23 +310,38 @@ function renderOutcome(host, job) {
   fill(host, children);
 }
 
-function firstLine(text) {
-  return String(text ?? "").split("\n")[0];
-}
+// what a failure means, decided on the job's error code (never on its words)
+const FAILURE_TITLES = {
+  infeasible: "No assignment exists under these constraints",
+  stale_affinities: "The scores are stale: compute affinity again",
+  no_assignment: "No assignment found within the time limit",
+  invalid_input: "The input was refused",
+  internal_error: "The service failed (a fault of the service, not of your input)",
+  interrupted: "Interrupted: the service stopped while this job ran; re-run it",
+};
 
-function restOfError(text) {
-  const lines = String(text ?? "").split("\n").slice(1).map((l) => l.trim()).filter(Boolean);
-  if (!lines.length) {
-    // "a; b; c" diagnoses read better as a list
-    const parts = firstLine(text).split(/;\s+/);
-    return parts.length > 2 ? h("ul", { class: "diagnosis-list" }, parts.slice(1).map((p) => h("li", {}, p))) : null;
-  }
-  return h("ul", { class: "diagnosis-list" }, lines.map((line) => h("li", {}, line.replace(/^[-*•]\s*/, ""))));
+/** A failed job in the error style: what it means, the diagnosis as a list, what to do. */
+function failureView(job) {
+  const code = job.error_code ?? (job.state === "interrupted" ? "interrupted" : null);
+  const text = String(job.error ?? "").trim();
+  // the diagnosis reads as a list: "cause; cause; … (fix: what to do)"
+  const body = code && text.toLowerCase().startsWith(`${code.replaceAll("_", " ")}: `) ? text.slice(code.length + 2) : text;
+  const fix = /\s*\((?:fix|what to do):\s*([^()]*)\)\s*$/.exec(body);
+  const causes = (fix ? body.slice(0, fix.index) : body).split(/;\s+|\n+/).map((c) => c.trim()).filter(Boolean);
+  const title = FAILURE_TITLES[code] ?? "Failed";
+  return h("div", { class: "error-box", "data-testid": "job-error", "data-code": code ?? "" },
+    h("p", { class: "error-message" }, title + (causes.length === 1 && !FAILURE_TITLES[code] ? `: ${causes[0]}` : "")),
+    causes.length > 1 || (causes.length === 1 && FAILURE_TITLES[code])
+      ? h("ul", { class: "diagnosis-list", "aria-label": "Why" }, causes.map((c) => h("li", {}, c))) : null,
+    fix ? h("p", { class: "diagnosis-fix" }, h("strong", {}, "What to do: "), fix[1]) : null,
+    code === "stale_affinities" && canWrite()
+      ? h("button", { type: "button", class: "small-btn secondary", onclick: () => { $("#affinity-method").focus(); } }, "Go to the affinity form") : null);
 }
 
 function renderLog(host, job) {
-  const lines = job.log ?? [];
-  const key = String(lines.length) + (lines.at(-1) ?? "");
+  // the service's structured entries ({time, level, message}) when it sends them
+  const lines = job.entries?.length ? job.entries : job.log ?? [];
+  const key = String(lines.length) + JSON.stringify(lines.at(-1) ?? "");
   if (host.dataset.key === key) return;
   host.dataset.key = key;
   const open = host.querySelector("details")?.open ?? false;
@@ -388,7 +404,7 @@ export function follow(job, { prepend = true, render = true } = {}) {
       stop(job.id);
       globalError(error, `Following ${jobTitle(job)}`);
     }
-  }, 400);
+  }, 300);
   state.polling.set(job.id, timer);
 }
 

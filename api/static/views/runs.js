@@ -53,7 +53,7 @@ export function renderRunBar() {
   if (!runs.length) hint.textContent = state.me?.role === "viewer" ? "Nothing published yet." : "Solve an assignment under Compute.";
   else if (!live) hint.textContent = "No run is live yet.";
   else if (run && run.id !== live.id) hint.textContent = `${runName(live)} is live.`;
-  else hint.textContent = "This is the live run: what viewers see.";
+  else hint.textContent = state.me?.role === "viewer" ? "The published assignment." : "This is the live run: what viewers see.";
 }
 
 export function setupRuns() {

@@ -105,7 +105,7 @@ function loadsCard(run) {
     { label: "Reviewer", rowHeader: true, sort: "name", render: (r) => reviewerCell(r.reviewer_id, { name: r.reviewer_name }) },
     { label: "Load", num: true, sort: "load", render: (r) => h("span", { class: r.max_load != null && r.load > r.max_load ? "over" : "" },
       meter(r.load, r.max_load ?? r.load, `load ${r.load} of ${r.max_load ?? "?"}`), ` ${r.load}`) },
-    { label: "Quota in this run", num: true, sort: "max_load", render: (r) => `${r.min_load ? `${r.min_load}–` : ""}${r.max_load ?? "–"}` },
+    { label: "Quota", num: true, sort: "max_load", render: (r) => `${r.min_load ? `${r.min_load}–` : ""}${r.max_load ?? "–"}` },
     { label: "Free", num: true, sort: "slack", render: (r) => niceNumber(r.slack) },
     { label: "Mean score", num: true, sort: "mean_score", render: (r) => niceNumber(r.mean_score) },
   ];
@@ -153,9 +153,13 @@ async function bidsCard(run) {
       { label: "Share of the run's pairs", num: true, render: (r) => assigned.pairs ? `${Math.round((100 * r.assigned) / assigned.pairs)}%` : "–" },
     ], rows, { "aria-label": "Assignments by bid value", "data-testid": "bids-by-value" }),
     chart);
-  if (rows.length > 1) {
-    barChart(chart, rows.map((r) => r.label), [{ name: "assigned pairs", values: rows.map((r) => r.assigned) }],
-      { title: `Assigned pairs of ${runName(run)} by bid value`, xLabel: "bid", yLabel: "assigned pairs" });
+  const bidRows = rows.filter((r) => r.bids != null);
+  if (bidRows.length) {
+    barChart(chart, bidRows.map((r) => r.label), [
+      { name: "bids", values: bidRows.map((r) => r.bids) },
+      { name: `assigned in ${runName(run)}`, values: bidRows.map((r) => r.assigned), cls: "b" },
+    ],
+      { title: `Bids and assigned pairs of ${runName(run)} by bid value`, xLabel: "bid", yLabel: "pairs" });
   }
   return section;
 }
