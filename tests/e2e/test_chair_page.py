@@ -22,11 +22,9 @@ import pytest
 from .e2e_support import (
     LiveServer,
     api_get,
-    deploy,
     new_venue_id,
     prepare_venue,
     screenshot,
-    solve_run,
 )
 from .page_actions import (
     JOB_TIMEOUT_MS,
@@ -283,53 +281,4 @@ def test_keyboard_focus_tab_stops_and_heatmap(
     expect(why).to_be_hidden()
     screenshot(page, "12-heatmap")
     assert run_id is not None
-    assert_console_clean(console_errors)
-
-
-def test_live_run_shown_by_default_to_chairs_and_viewers(
-    page: Any, live_server: LiveServer, sample_files: dict[str, Any], console_errors: list[str]
-) -> None:
-    venue_id, first = prepare_venue(
-        live_server, sample_files, solve={"reviewers_per_paper": 3, "max_load": 10, "name": "v1"}
-    )
-    assert first is not None
-    deploy(live_server, venue_id, first)
-    newer = solve_run(live_server, venue_id, {"reviewers_per_paper": 2, "max_load": 10})
-    assert newer > first
-
-    # a chair sees the live run by default, not the newer draft
-    chair = live_server.token("chair", venue_id, f"chair@{venue_id}")
-    sign_in(page, chair)
-    expect(page.get_by_test_id("run-state")).to_have_text("live")
-    expect(run_select(page).locator("option:checked")).to_contain_text("“v1”")
-    expect(page.locator("#run-hint")).to_contain_text("This is the live run")
-
-    # a viewer too, read-only, with names and every pair reachable
-    viewer = live_server.token("viewer", venue_id, f"viewer@{venue_id}")
-    page.get_by_role("button", name="Sign out").click()
-    sign_in(page, viewer)
-    expect(page.get_by_test_id("whoami")).to_contain_text("(viewer of")
-    expect(page.get_by_role("tab", name="Assignment")).to_have_attribute("aria-selected", "true")
-    expect(page.get_by_test_id("assignment-state")).to_have_text("live")
-    expect(run_select(page).locator("option")).to_have_count(1)
-    expect(page.get_by_text("Pairs 1–50 of 228")).to_be_visible()
-    for name in ("Deploy", "Re-solve (keeps pins)", "Undo last edit"):
-        expect(page.get_by_role("button", name=name, exact=True)).to_have_count(0)
-    edit_buttons = page.get_by_role("button", name=re.compile("^(Remove|Pin|Forbid|Assign): "))
-    expect(edit_buttons).to_have_count(0)
-    expect(page.get_by_role("button", name="Export CSV")).to_be_visible()
-    open_tab(page, "Papers and reviewers")
-    pick(page, "Reviewer", "")
-    expect(page.get_by_role("table", name="Papers of the reviewer")).to_be_visible()
-    expect(page.get_by_role("button", name="Assign")).to_have_count(0)
-    open_tab(page, "Compute")
-    expect(page.get_by_role("button", name="Compute affinity")).to_be_hidden()
-    expect(page.get_by_role("button", name="Solve assignment")).to_be_hidden()
-    open_tab(page, "Statistics")
-    expect(page.get_by_role("table", name="Reviewers by load")).to_be_visible()
-    expect(page.get_by_role("table", name="Conflicts of interest")).to_have_count(0)
-    open_tab(page, "Assignment")
-    expect(page.get_by_text("Pairs 1–50 of 228")).to_be_visible()
-    expect(page.get_by_test_id("load-histogram").locator("rect.bar").first).to_be_attached()
-    screenshot(page, "11-viewer-live-run")
     assert_console_clean(console_errors)

@@ -198,7 +198,14 @@ function setupForms() {
         data.append("max_papers", maxPapers, maxPapers.name);
         job = await state.api.request("POST", EP.startAssignmentWithMaxPapers(state.venue), { form: data });
       } else {
-        job = await state.api.post(EP.assignments(state.venue), body);
+        try {
+          job = await state.api.post(EP.assignments(state.venue), body);
+        } catch (error) {
+          if (error?.code === "stale_affinities") {
+            throw new UserError("Some papers have no scores yet (uploaded after the last affinity run): compute affinity again (left), then solve.");
+          }
+          throw error;
+        }
       }
       say(`${jobTitle(job)} started${maxPapers ? ` with the quotas of ${maxPapers.name}` : ""}.`);
       follow(job);

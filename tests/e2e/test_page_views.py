@@ -1,7 +1,8 @@
-"""The chair page on a generated 200-paper venue with 80 named reviewers (600 assigned pairs):
-names and search, every pair reachable, one-click alternates, bulk change preview, pair-level
-compare, statistics with quota editing, deploy with per-item overrides, moving progress.
-Venues are prepared through the API (fast); the page is judged on what it shows."""
+"""The chair page on the bundled sample (76 papers x 27 reviewers) and on a generated 200-paper
+venue with 80 named reviewers (600 assigned pairs): names and search, every pair reachable,
+one-click alternates, bulk change preview, pair-level compare, statistics with quota editing,
+deploy with per-item overrides, moving progress. Most tests run on both data sets; venues are
+prepared through the API (fast) and the page is judged on what it shows."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from .e2e_support import (
     LiveServer,
     api_get,
     api_post,
+    deploy,
     new_venue_id,
     prepare_venue,
     screenshot,
@@ -30,41 +32,81 @@ from .page_actions import (
     expect,
     open_tab,
     pick,
+    run_select,
     sign_in,
     wait_for_job,
 )
 
 pytestmark = pytest.mark.e2e
 
-SOLVE = {"reviewers_per_paper": 3, "max_load": 8, "solver": "flow"}
+# the loads that fit: 76 x 3 = 228 reviews for 27 reviewers, 200 x 3 = 600 for 80
+MAX_LOAD = {"sample": 10, "venue200": 8}
 
 
-@pytest.fixture(scope="module")
-def venue200(live_server: LiveServer, venue200_data: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """One shared 200-paper venue with two runs (read-only tests): A (max total, loads up to
-    8) and B (loads up to 9, named), B newer."""
+def _files(name: str, request: pytest.FixtureRequest) -> dict[str, Any]:
+    return request.getfixturevalue("sample_files" if name == "sample" else "venue200_data")
+
+
+def _solve(name: str) -> dict[str, Any]:
+    return {"reviewers_per_paper": 3, "max_load": MAX_LOAD[name], "solver": "flow"}
+
+
+@pytest.fixture(params=["sample", "venue200"])
+def dataset(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The bundled sample or the generated 200-paper venue: files and a solve that fits."""
+    return {
+        "name": request.param,
+        "files": _files(request.param, request),
+        "solve": _solve(request.param),
+    }
+
+
+@pytest.fixture(scope="module", params=["sample", "venue200"])
+def two_runs(request: pytest.FixtureRequest, live_server: LiveServer) -> Iterator[dict[str, Any]]:
+    """A shared venue with two runs (read-only tests): A (max total) and B (fairness, one
+    more paper allowed per reviewer, named), B newer."""
+    solve = _solve(request.param)
     venue_id, run_a = prepare_venue(
-        live_server, venue200_data, name="Venue 200", solve={**SOLVE, "name": "max total"}
+        live_server,
+        _files(request.param, request),
+        name=f"Venue {request.param}",
+        solve={**solve, "name": "max total"},
     )
     assert run_a is not None
     run_b = solve_run(
         live_server,
         venue_id,
-        {**SOLVE, "solver": "auto", "max_load": 9, "fairness_keep": 1, "name": "fair"},
+        {
+            **solve,
+            "solver": "auto",
+            "max_load": solve["max_load"] + 1,
+            "fairness_keep": 1,
+            "name": "fair",
+        },
     )
     chair = live_server.token("chair", venue_id, f"chair@{venue_id}")
-    yield {"venue_id": venue_id, "a": run_a, "b": run_b, "chair": chair}
+    yield {"venue_id": venue_id, "a": run_a, "b": run_b, "chair": chair, "name": request.param}
 
 
-def _own_venue(live_server: LiveServer, venue200_data: dict[str, Any]) -> tuple[str, int, str]:
-    venue_id, run = prepare_venue(live_server, venue200_data, solve=SOLVE)
+def _own_venue(live_server: LiveServer, dataset: dict[str, Any]) -> tuple[str, int, str]:
+    venue_id, run = prepare_venue(live_server, dataset["files"], solve=dataset["solve"])
     assert run is not None
     return venue_id, run, live_server.token("chair", venue_id, f"chair@{venue_id}")
 
 
+def _load(server: LiveServer, venue_id: str, run: int, reviewer_id: str) -> tuple[int, int]:
+    """A reviewer's load and max load in a run (from the edge browser's API)."""
+    reviewer = api_get(
+        server, f"/venues/{venue_id}/assignments/{run}/reviewers/{reviewer_id}/edges", limit=1
+    )["reviewer"]
+    return reviewer["load"], reviewer["max_load"]
+
+
+@pytest.mark.parametrize("two_runs", ["venue200"], indirect=True)
 def test_names_search_and_every_pair_reachable(
-    page: Any, live_server: LiveServer, venue200: dict[str, Any], console_errors: list[str]
+    page: Any, live_server: LiveServer, two_runs: dict[str, Any], console_errors: list[str]
 ) -> None:
+    venue200 = two_runs
     venue_id = venue200["venue_id"]
     sign_in(page, venue200["chair"])
     open_tab(page, "Assignment")
@@ -113,8 +155,9 @@ def test_names_search_and_every_pair_reachable(
 
 
 def test_compare_runs_pair_by_pair(
-    page: Any, live_server: LiveServer, venue200: dict[str, Any], console_errors: list[str]
+    page: Any, live_server: LiveServer, two_runs: dict[str, Any], console_errors: list[str]
 ) -> None:
+    venue200 = two_runs
     venue_id, a, b = venue200["venue_id"], venue200["a"], venue200["b"]
     summary = api_get(live_server, f"/venues/{venue_id}/assignments/{a}/compare/{b}")
     assert summary["added"] > 0
@@ -132,25 +175,78 @@ def test_compare_runs_pair_by_pair(
     per_paper = page.get_by_role("table", name="Papers whose reviewers changed")
     expect(per_paper.locator("tbody tr").first).to_contain_text(re.compile("[+−] "))
     expect(page.get_by_role("table", name="Reviewers whose papers changed")).to_contain_text("→")
-    screenshot(page, "09-compare-pairs")
+    if two_runs["name"] == "venue200":
+        screenshot(page, "09-compare-pairs")
+    assert_console_clean(console_errors)
+
+
+def test_live_run_shown_by_default_to_chairs_and_viewers(
+    page: Any, live_server: LiveServer, dataset: dict[str, Any], console_errors: list[str]
+) -> None:
+    venue_id, first = prepare_venue(
+        live_server, dataset["files"], solve={**dataset["solve"], "name": "v1"}
+    )
+    assert first is not None
+    deploy(live_server, venue_id, first)
+    newer = solve_run(live_server, venue_id, {**dataset["solve"], "reviewers_per_paper": 2})
+    total = api_get(live_server, f"/venues/{venue_id}/assignments/{first}/pairs", limit=1)["total"]
+    assert newer > first
+
+    # a chair sees the live run by default, not the newer draft
+    chair = live_server.token("chair", venue_id, f"chair@{venue_id}")
+    sign_in(page, chair)
+    expect(page.get_by_test_id("run-state")).to_have_text("live")
+    expect(run_select(page).locator("option:checked")).to_contain_text("“v1”")
+    expect(page.locator("#run-hint")).to_contain_text("This is the live run")
+
+    # a viewer too, read-only, with names and every pair reachable
+    viewer = live_server.token("viewer", venue_id, f"viewer@{venue_id}")
+    page.get_by_role("button", name="Sign out").click()
+    sign_in(page, viewer)
+    expect(page.get_by_test_id("whoami")).to_contain_text("(viewer of")
+    expect(page.get_by_role("tab", name="Assignment")).to_have_attribute("aria-selected", "true")
+    expect(page.get_by_test_id("assignment-state")).to_have_text("live")
+    expect(run_select(page).locator("option")).to_have_count(1)
+    expect(page.get_by_text(f"Pairs 1–50 of {total}")).to_be_visible()
+    for name in ("Deploy", "Re-solve (keeps pins)", "Undo last edit"):
+        expect(page.get_by_role("button", name=name, exact=True)).to_have_count(0)
+    edit_buttons = page.get_by_role("button", name=re.compile("^(Remove|Pin|Forbid|Assign): "))
+    expect(edit_buttons).to_have_count(0)
+    expect(page.get_by_role("button", name="Export CSV")).to_be_visible()
+    open_tab(page, "Papers and reviewers")
+    pick(page, "Reviewer", "")
+    expect(page.get_by_role("table", name="Papers of the reviewer")).to_be_visible()
+    expect(page.get_by_role("button", name="Assign")).to_have_count(0)
+    open_tab(page, "Compute")
+    expect(page.get_by_role("button", name="Compute affinity")).to_be_hidden()
+    expect(page.get_by_role("button", name="Solve assignment")).to_be_hidden()
+    open_tab(page, "Statistics")
+    expect(page.get_by_role("table", name="Reviewers by load")).to_be_visible()
+    expect(page.get_by_role("table", name="Conflicts of interest")).to_have_count(0)
+    open_tab(page, "Assignment")
+    expect(page.get_by_text(f"Pairs 1–50 of {total}")).to_be_visible()
+    expect(page.get_by_test_id("load-histogram").locator("rect.bar").first).to_be_attached()
+    if dataset["name"] == "venue200":
+        screenshot(page, "11-viewer-live-run")
     assert_console_clean(console_errors)
 
 
 def test_one_click_assign_from_candidates_and_alternates(
-    page: Any, live_server: LiveServer, venue200_data: dict[str, Any], console_errors: list[str]
+    page: Any, live_server: LiveServer, dataset: dict[str, Any], console_errors: list[str]
 ) -> None:
-    venue_id, run, chair = _own_venue(live_server, venue200_data)
+    venue_id, run, chair = _own_venue(live_server, dataset)
     base = f"/venues/{venue_id}/assignments/{run}"
     first, second = api_get(live_server, f"{base}/pairs", limit=4)["items"][::3][:2]
     # leave a paper one reviewer short, its reviewer one paper under quota
+    load, most = _load(live_server, venue_id, run, first["reviewer_id"])
     api_post(live_server, f"{base}/edits", {"action": "remove", **_pair(first)})
     sign_in(page, chair)
 
     # the reviewer's side: the paper is a candidate, Assign is one click (previewed)
     open_tab(page, "Papers and reviewers")
     name = first["reviewer_name"]
-    pick(page, "Reviewer", name.split()[1], re.compile(re.escape(name)))
-    expect(page.get_by_test_id("reviewer-load")).to_contain_text("load 7 / 8")
+    pick(page, "Reviewer", name.split()[-1], re.compile(re.escape(name)))
+    expect(page.get_by_test_id("reviewer-load")).to_contain_text(f"load {load - 1} / {most}")
     page.get_by_label("Show", exact=True).select_option("candidates")
     page.get_by_label("Rows per page of Papers of the reviewer").select_option("250")
     candidates = page.get_by_role("table", name="Papers of the reviewer")
@@ -158,10 +254,10 @@ def test_one_click_assign_from_candidates_and_alternates(
     row.get_by_role("button", name=re.compile("^Assign: ")).click()
     preview = dialog(page, re.compile(f"^Assign {re.escape(name)} to "))
     expect(preview.get_by_test_id("score-change")).to_contain_text("(+")
-    expect(preview).to_contain_text("7 → 8")
+    expect(preview).to_contain_text(f"{load - 1} → {load}")
     preview.get_by_role("button", name="Apply: Assign").click()
     expect(preview).to_be_hidden()
-    expect(page.get_by_test_id("reviewer-load")).to_contain_text("load 8 / 8")
+    expect(page.get_by_test_id("reviewer-load")).to_contain_text(f"load {load} / {most}")
 
     # the paper's side: a paper below demand, listed under Statistics, its alternates one
     # click away
@@ -192,11 +288,11 @@ def _pair(pair: dict[str, Any]) -> dict[str, str]:
 def test_bulk_change_preview_then_apply_then_undo(
     page: Any,
     live_server: LiveServer,
-    venue200_data: dict[str, Any],
+    dataset: dict[str, Any],
     console_errors: list[str],
     tmp_path: Any,
 ) -> None:
-    venue_id, run, chair = _own_venue(live_server, venue200_data)
+    venue_id, run, chair = _own_venue(live_server, dataset)
     base = f"/venues/{venue_id}/assignments/{run}"
     pairs = api_get(live_server, f"{base}/pairs", limit=10)["items"]
     out = pairs[0]
@@ -243,7 +339,8 @@ def test_bulk_change_preview_then_apply_then_undo(
         out["reviewer_name"]
     )
     expect(page.get_by_test_id("bulk-preview").get_by_test_id("score-change")).to_be_visible()
-    screenshot(page, "10-bulk-preview")
+    if dataset["name"] == "venue200":
+        screenshot(page, "10-bulk-preview")
     # nothing changed before applying
     assert api_get(live_server, base)["version"] == 1
     page.get_by_role("button", name="Apply bulk-good.csv").click()
@@ -266,28 +363,31 @@ def test_bulk_change_preview_then_apply_then_undo(
 
 
 def test_statistics_conflicts_bids_and_quota_editing(
-    page: Any, live_server: LiveServer, venue200_data: dict[str, Any], console_errors: list[str]
+    page: Any, live_server: LiveServer, dataset: dict[str, Any], console_errors: list[str]
 ) -> None:
     venue_id = new_venue_id()
     # bids and a conflict before scoring and solving
-    prepare = prepare_venue(live_server, venue200_data, venue_id=venue_id)
+    prepare = prepare_venue(live_server, dataset["files"], venue_id=venue_id)
     assert prepare[1] is None
     people = api_get(live_server, f"/venues/{venue_id}/reviewers", limit=5)["items"]
     reviewers = [p["id"] for p in people]
+    papers = [
+        p["id"] for p in api_get(live_server, f"/venues/{venue_id}/submissions", limit=6)["items"]
+    ]
     with live_server.client() as client:
         bids = "paper_id,reviewer_id,bid\n" + "".join(
-            f"v200-{k:03d},{reviewers[k % 5]},{label}\n"
+            f"{papers[k]},{reviewers[k % 5]},{label}\n"
             for k, label in ((1, "High"), (2, "Very High"), (3, "Not Willing"), (4, "Low"))
         )
         api_upload(client, venue_id, "bids", "bids.csv", bids.encode())
-        conflict = f"paper_id,reviewer_id,value\nv200-005,{reviewers[0]},-1\n"
+        conflict = f"paper_id,reviewer_id,value\n{papers[5]},{reviewers[0]},-1\n"
         api_upload(client, venue_id, "constraints", "conflicts.csv", conflict.encode())
-    solve_run(live_server, venue_id, SOLVE)
+    solve_run(live_server, venue_id, dataset["solve"])
     chair = live_server.token("chair", venue_id, f"chair@{venue_id}")
     sign_in(page, chair)
     open_tab(page, "Statistics")
     conflicts = page.get_by_role("table", name="Conflicts of interest")
-    expect(conflicts).to_contain_text(people[0]["name"])
+    expect(conflicts).to_contain_text(people[0]["name"] or people[0]["id"])
     page.get_by_label("Source").select_option("uploaded")
     expect(conflicts.locator("tbody tr")).to_have_count(1)
     bids_table = page.get_by_role("table", name="Assignments by bid value")
@@ -308,16 +408,17 @@ def test_statistics_conflicts_bids_and_quota_editing(
     stored = api_get(live_server, f"/venues/{venue_id}/reviewer-max-loads")["items"]
     assert [s["max_load"] for s in stored] == [2]
     expect(page.get_by_role("textbox", name=f"Quota of {name}")).to_have_value("2")
-    screenshot(page, "14-statistics")
+    if dataset["name"] == "venue200":
+        screenshot(page, "14-statistics")
     open_tab(page, "Compute")
     expect(page.get_by_test_id("capacity-check")).to_contain_text("1 stored reviewer quota")
     assert_console_clean(console_errors)
 
 
 def test_deploy_lists_violations_with_per_item_override(
-    page: Any, live_server: LiveServer, venue200_data: dict[str, Any], console_errors: list[str]
+    page: Any, live_server: LiveServer, dataset: dict[str, Any], console_errors: list[str]
 ) -> None:
-    venue_id, run, chair = _own_venue(live_server, venue200_data)
+    venue_id, run, chair = _own_venue(live_server, dataset)
     pair = api_get(live_server, f"/venues/{venue_id}/assignments/{run}/pairs", limit=1)["items"][0]
     with live_server.client() as client:
         conflict = f"paper_id,reviewer_id,value\n{pair['paper_id']},{pair['reviewer_id']},-1\n"
@@ -335,7 +436,8 @@ def test_deploy_lists_violations_with_per_item_override(
     confirm.get_by_role("textbox", name=re.compile("^Reason for overriding")).fill(
         "known co-author, agreed with the PC chairs"
     )
-    screenshot(page, "15-deploy-violations", full_page=False)
+    if dataset["name"] == "venue200":
+        screenshot(page, "15-deploy-violations", full_page=False)
     confirm.get_by_role("button", name="Deploy Run #1").click()
     expect(confirm).to_be_hidden()
     expect(page.get_by_test_id("assignment-state")).to_have_text("live")
