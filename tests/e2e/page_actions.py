@@ -3,11 +3,12 @@ text), shared by the e2e tests."""
 
 from __future__ import annotations
 
+import importlib
 import re
 from typing import Any
 
 try:
-    from playwright.sync_api import expect
+    expect: Any = importlib.import_module("playwright.sync_api").expect
 except ImportError:  # the browser fixture skips (or, under CI=true, fails) with the reason
     expect = None
 
