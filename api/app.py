@@ -6,19 +6,19 @@ the job runner. Shutdown: cancel running jobs and close the pool.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 from fastapi import FastAPI
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
+from api.body_limit import MULTIPART_OVERHEAD_BYTES, BodySizeLimit, takes_large_body
 from api.db import Database, migrate
 from api.errors import install_error_handlers
 from api.explain import ExplainerCache
-from api.jobs import JobRunner
+from api.jobs import Handler, JobRunner
 from api.routers import (
     affinity,
     assignments,
@@ -35,69 +35,20 @@ from api.routers import (
 )
 from api.settings import Settings
 from api.tasks import affinity_handler, assignment_handler
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-ASGIApp = Callable[
-    [Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]
-]
-
-# multipart framing (boundaries, part headers) on top of the file itself
-MULTIPART_OVERHEAD_BYTES = 64 * 1024
+from recommender.affinity import RunOptions
 
 
-class BodySizeLimit:
-    """Pure ASGI middleware: 413 for a body over the limit, by Content-Length or as it streams."""
-
-    def __init__(self, app: ASGIApp, max_bytes: int):
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(
-        self,
-        scope: Scope,
-        receive: Callable[[], Awaitable[Message]],
-        send: Callable[[Message], Awaitable[None]],
-    ) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = dict(scope.get("headers") or [])
-        declared = headers.get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await self._reject(scope, receive, send)
-            return
-        received = 0
-
-        async def limited_receive() -> Message:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    raise BodyTooLarge()
-            return message
-
-        try:
-            await self.app(scope, limited_receive, send)
-        except BodyTooLarge:
-            await self._reject(scope, receive, send)
-
-    async def _reject(
-        self,
-        scope: Scope,
-        receive: Callable[[], Awaitable[Message]],
-        send: Callable[[Message], Awaitable[None]],
-    ) -> None:
-        response = JSONResponse(
-            {"detail": f"request body larger than the upload limit of {self.max_bytes} bytes"},
-            status_code=413,
-        )
-        await response(scope, receive, send)
-
-
-class BodyTooLarge(Exception):
-    pass
+def job_handlers(
+    affinity_top_n: int,
+    run_options: RunOptions | None = None,
+    affinity_models_dir: Path | None = None,
+) -> dict[str, Handler]:
+    """The service's job handlers by kind (a job's process rebuilds them by this name, from
+    the same arguments)."""
+    return {
+        "affinity": affinity_handler(affinity_top_n, run_options, affinity_models_dir),
+        "assignment": assignment_handler(),
+    }
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -111,17 +62,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             migrate(database.engine)
         runner = JobRunner(
             database,
-            {
-                "affinity": affinity_handler(settings.affinity_top_n),
-                "assignment": assignment_handler(),
-            },
+            job_handlers(
+                settings.affinity_top_n, settings.run_options, settings.affinity_models_dir
+            ),
             workers=settings.job_workers,
             inline=settings.inline_jobs,
+            isolation="process" if settings.job_isolation == "process" else "thread",
+            handler_factory="api.app:job_handlers",
+            factory_args=(
+                settings.affinity_top_n,
+                settings.run_options,
+                settings.affinity_models_dir,
+            ),
+            cancel_grace=settings.job_cancel_grace_seconds,
         )
         runner.start()
         app.state.database = database
         app.state.jobs = runner
-        app.state.explainers = ExplainerCache()
+        app.state.explainers = ExplainerCache(settings.affinity_models_dir, settings.run_options)
         try:
             yield
         finally:
@@ -139,14 +97,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.add_middleware(
-        BodySizeLimit, max_bytes=settings.max_upload_bytes + MULTIPART_OVERHEAD_BYTES
+        BodySizeLimit,
+        max_bytes=settings.max_upload_bytes + MULTIPART_OVERHEAD_BYTES,
+        max_json_bytes=settings.max_json_bytes,
+        takes_large_body=lambda scope: takes_large_body(app, scope),
     )
 
     install_error_handlers(app)
 
     @app.get("/health", tags=["service"])
-    def health() -> dict[str, str]:
-        """Liveness probe (no token needed)."""
+    async def health() -> dict[str, str]:
+        """Liveness probe (no token needed). Answered on the event loop itself, which no
+        route blocks (parsing and solving run on threads), so it needs no free worker."""
         return {"status": "ok"}
 
     for module in (

@@ -38,25 +38,10 @@ from api.pairs import pair_score
 from api.publishing import claim_version, edited_summary, solve_candidate, violations
 from api.runs import run_limits
 from api.store import audit, not_found, require_paper, require_reviewer
-from services.edits import (
-    ConstraintEdit,
-    forbid_edit,
-    pin_edit,
-    swap_edit,
-)
+from services.edits import ConstraintEdit, standing_edit
 
 Pair = tuple[str, str]
 ACTIONS = ("pin", "unpin", "forbid", "unforbid", "swap", "assign", "remove")
-# what each action does to the venue's standing constraints (pins, forbids)
-STANDING: dict[str, Callable[..., ConstraintEdit]] = {
-    "pin": pin_edit,
-    "forbid": forbid_edit,
-    "swap": swap_edit,
-    "unpin": lambda p, r: ConstraintEdit(unpin=((p, r),)),
-    "unforbid": lambda p, r: ConstraintEdit(unforbid=((p, r),)),
-    "assign": lambda p, r: ConstraintEdit(unforbid=((p, r),)),
-    "remove": lambda _p, _r: ConstraintEdit(),
-}
 
 
 @dataclass(frozen=True)
@@ -78,10 +63,8 @@ class EditRequest:
         return pairs
 
     def standing(self) -> ConstraintEdit:
-        if self.action == "swap":
-            assert self.remove_reviewer_id is not None
-            return swap_edit(self.paper_id, self.remove_reviewer_id, self.reviewer_id)
-        return STANDING[self.action](self.paper_id, self.reviewer_id)
+        """The pins and forbids this edit changes (:func:`services.edits.standing_edit`)."""
+        return standing_edit(self.action, self.paper_id, self.reviewer_id, self.remove_reviewer_id)
 
 
 @dataclass
@@ -175,23 +158,13 @@ def _add_pair(
     reviewer_id: str,
     *,
     pinned: bool,
-) -> bool:
+) -> None:
     """Put (paper, reviewer) in the draft (scored on demand if the latest affinity run did
-    not store it), lifting a chair's forbid of it. True if a forbid was lifted."""
-    venue_id = row.venue_id
-    lifted = session.get(Conflict, (venue_id, paper_id, reviewer_id, "forbid")) is not None
-    session.execute(
-        delete(Conflict).where(
-            Conflict.venue_id == venue_id,
-            Conflict.paper_id == paper_id,
-            Conflict.reviewer_id == reviewer_id,
-            Conflict.source == "forbid",
-        )
-    )
+    not store it); an existing pair is pinned when ``pinned``."""
     existing = session.get(AssignmentPair, (row.id, paper_id, reviewer_id))
     if existing is None:
         score = pair_score(
-            explainers, session, venue_id, paper_id, reviewer_id, explain=False, store=True
+            explainers, session, row.venue_id, paper_id, reviewer_id, explain=False, store=True
         ).score
         session.add(
             AssignmentPair(
@@ -205,32 +178,6 @@ def _add_pair(
     elif pinned:
         existing.pinned = True
     session.flush()
-    return lifted
-
-
-def _ensure_pin(session: Session, venue_id: str, paper_id: str, reviewer_id: str, by: str) -> None:
-    if session.get(Pin, (venue_id, paper_id, reviewer_id)) is None:
-        session.add(
-            Pin(venue_id=venue_id, paper_id=paper_id, reviewer_id=reviewer_id, created_by=by)
-        )
-
-
-def _forbid(session: Session, venue_id: str, paper_id: str, reviewer_id: str, reason: str) -> bool:
-    """Store a chair's forbid of the pair and drop its pin. True if a pin was dropped."""
-    if session.get(Conflict, (venue_id, paper_id, reviewer_id, "forbid")) is None:
-        session.add(
-            Conflict(
-                venue_id=venue_id,
-                paper_id=paper_id,
-                reviewer_id=reviewer_id,
-                source="forbid",
-                reason=reason,
-            )
-        )
-    pin = session.get(Pin, (venue_id, paper_id, reviewer_id))
-    if pin is not None:
-        session.delete(pin)
-    return pin is not None
 
 
 def _drop_pair(session: Session, row: AssignmentRow, paper_id: str, reviewer_id: str) -> None:
@@ -243,6 +190,45 @@ def _drop_pair(session: Session, row: AssignmentRow, paper_id: str, reviewer_id:
     )
 
 
+@dataclass(frozen=True)
+class Stored:
+    """What storing a :class:`ConstraintEdit` removed: a chair's forbid lifted, a pin
+    dropped (either relaxes the solved problem, so the solver's bound stops holding)."""
+
+    lifted_forbid: bool
+    dropped_pin: bool
+
+
+def store_constraints(
+    session: Session, venue_id: str, edit: ConstraintEdit, *, actor: str, reason: str
+) -> Stored:
+    """Store ``edit`` (:mod:`services.edits`: the standing pins and forbids an edit
+    changes) as the venue's pin rows and forbid rows (conflicts of source ``forbid``)."""
+    lifted = dropped = False
+    for p, r in edit.unforbid:
+        forbid_row = session.get(Conflict, (venue_id, p, r, "forbid"))
+        if forbid_row is not None:
+            session.delete(forbid_row)
+            lifted = True
+    for p, r in edit.unpin:
+        pin_row = session.get(Pin, (venue_id, p, r))
+        if pin_row is not None:
+            session.delete(pin_row)
+            dropped = True
+    for p, r in edit.forbid:
+        if session.get(Conflict, (venue_id, p, r, "forbid")) is None:
+            session.add(
+                Conflict(
+                    venue_id=venue_id, paper_id=p, reviewer_id=r, source="forbid", reason=reason
+                )
+            )
+    for p, r in edit.pin:
+        if session.get(Pin, (venue_id, p, r)) is None:
+            session.add(Pin(venue_id=venue_id, paper_id=p, reviewer_id=r, created_by=actor))
+    session.flush()
+    return Stored(lifted, dropped)
+
+
 def mutate(
     explainers: ExplainerCache,
     session: Session,
@@ -252,11 +238,16 @@ def mutate(
     *,
     check_limits: bool = True,
 ) -> Outcome:
-    """Apply ``edit`` to the draft's rows (refusals are :class:`ApiError`; nothing is
-    committed). ``check_limits=False`` skips the per-edit max load / demand refusal (a
-    bulk change checks its final state instead)."""
+    """Apply ``edit`` to the draft: its standing constraints (:meth:`EditRequest.standing`,
+    from :mod:`services.edits`) stored as pin and forbid rows, and its pairs in the run.
+    Refusals are :class:`ApiError`; nothing is committed. ``check_limits=False`` skips the
+    per-edit max load / demand refusal (a bulk change checks its final state instead)."""
     venue_id, p, r = row.venue_id, edit.paper_id, edit.reviewer_id
     action = edit.action
+
+    def store(reason: str = "") -> Stored:
+        return store_constraints(session, venue_id, edit.standing(), actor=actor, reason=reason)
+
     if action in ("pin", "assign"):
         refuse_conflict(session, venue_id, p, r)
         already = session.get(AssignmentPair, (row.id, p, r)) is not None
@@ -271,35 +262,33 @@ def mutate(
                 limits,
                 "Swap a reviewer out instead, or send force=true to do it anyway",
             )
-        lifted = _add_pair(explainers, session, row, p, r, pinned=action == "pin")
+        stored = store()
+        _add_pair(explainers, session, row, p, r, pinned=action == "pin")
         if action == "pin":
-            _ensure_pin(session, venue_id, p, r, actor)
             tightening = already or (
-                not limits and not lifted and solve_candidate(session, row, p, r)
+                not limits and not stored.lifted_forbid and solve_candidate(session, row, p, r)
             )
         else:
             # the problem is unchanged unless a forbid was lifted: the bound still bounds it
-            tightening = not lifted
+            tightening = not stored.lifted_forbid
         return Outcome(tightening, limits, {"overfilled": limits})
     if action == "unpin":
-        pin_row = session.get(Pin, (venue_id, p, r))
-        if pin_row is None:
+        if session.get(Pin, (venue_id, p, r)) is None:
             raise not_found("pin", f"{p}/{r}")
-        session.delete(pin_row)
+        store()
         pair = session.get(AssignmentPair, (row.id, p, r))
         if pair is not None:
             pair.pinned = False
         # the solve may have forced this pair: without it the bound is no longer proven
         return Outcome(tightening=False)
     if action == "forbid":
-        dropped_pin = _forbid(session, venue_id, p, r, edit.reason or f"forbidden by {actor}")
+        stored = store(edit.reason or f"forbidden by {actor}")
         _drop_pair(session, row, p, r)
-        return Outcome(tightening=not dropped_pin)
+        return Outcome(tightening=not stored.dropped_pin)
     if action == "unforbid":
-        forbid_row = session.get(Conflict, (venue_id, p, r, "forbid"))
-        if forbid_row is None:
+        if session.get(Conflict, (venue_id, p, r, "forbid")) is None:
             raise not_found("forbid", f"{p}/{r}")
-        session.delete(forbid_row)
+        store()
         return Outcome(tightening=False)
     if action == "remove":
         pair = session.get(AssignmentPair, (row.id, p, r))
@@ -311,6 +300,7 @@ def mutate(
                 "pinned_pair",
                 f"({p}, {r}) is pinned: unpin it first (or forbid it, which drops the pin)",
             )
+        store()
         session.delete(pair)
         return Outcome(tightening=True)
     if action == "swap":
@@ -336,13 +326,13 @@ def mutate(
                 f"swapping {r!r} into {p!r}", row, limits, "Send force=true to swap anyway"
             )
         session.delete(old)
-        dropped_pin = _forbid(
-            session, venue_id, p, old_id, edit.reason or f"swapped out for {r} by {actor}"
-        )
-        lifted = _add_pair(explainers, session, row, p, r, pinned=True)
-        _ensure_pin(session, venue_id, p, r, actor)
+        stored = store(edit.reason or f"swapped out for {r} by {actor}")
+        _add_pair(explainers, session, row, p, r, pinned=True)
         tightening = (
-            not limits and not lifted and not dropped_pin and solve_candidate(session, row, p, r)
+            not limits
+            and not stored.lifted_forbid
+            and not stored.dropped_pin
+            and solve_candidate(session, row, p, r)
         )
         return Outcome(tightening, limits, {"removed": old_id, "added": r, "overfilled": limits})
     raise ApiError(422, "validation_error", f"unknown action {action!r}")

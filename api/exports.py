@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import re
@@ -11,6 +10,8 @@ from typing import Annotated, Any, Literal
 
 from fastapi import Query
 from fastapi.responses import StreamingResponse
+
+from recommender.io.safe_csv import safe_csv_writer
 
 ExportFormat = Annotated[Literal["csv", "json"], Query(alias="format")]
 _UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -24,11 +25,12 @@ def attachment_name(stem: str, fmt: str) -> str:
 def stream_rows(
     rows: Iterator[tuple[Any, ...]], header: list[str], fmt: str, filename: str
 ) -> StreamingResponse:
-    """CSV (OpenReview style, with header) or a JSON list of objects."""
+    """CSV (OpenReview style, with header; text cells spreadsheet-safe, see
+    :mod:`recommender.io.safe_csv`) or a JSON list of objects."""
 
     def as_csv() -> Iterator[str]:
         buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
+        writer = safe_csv_writer(buffer, lineterminator="\n")
         writer.writerow(header)
         for row in rows:
             writer.writerow(row)

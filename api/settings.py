@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from recommender.affinity.options import RunOptions
+
 
 def _default_data_dir() -> Path:
     return Path(os.environ.get("RECOMMENDER_DATA_DIR", Path.home() / ".local/share/recommender"))
@@ -24,43 +26,89 @@ class Settings:
 
     ``database_url``: SQLAlchemy URL (``sqlite:///...`` or ``postgresql+psycopg://...``);
     default a SQLite file ``recommender.db`` under ``data_dir``.
-    ``max_upload_bytes``: larger request bodies and files get 413.
-    ``job_workers``: background threads running affinity and assignment jobs.
+    ``max_upload_bytes``: larger uploaded files and upload bodies get 413.
+    ``max_json_bytes``: larger bodies of other requests (JSON decoded on the event loop) get
+    413.
+    ``max_archive_members``, ``max_uncompressed_bytes``, ``max_compression_ratio``: what one
+    uploaded zip may hold and expand to (in all, however many members; see
+    :mod:`recommender.io.archives`).
+    ``job_workers``: affinity and assignment jobs running at once.
+    ``job_isolation``: ``"process"`` (each job in a child process, killed when a cancel is not
+    honoured within ``job_cancel_grace_seconds``) or ``"thread"`` (see :mod:`api.jobs`).
     ``inline_jobs``: run each job to completion inside the request that starts it (tests).
     ``affinity_top_n``: stored scores per paper and per reviewer (plus requested pairs).
+    ``run_options``: how affinity jobs run — the embedding models clients may name, the
+    embedding cache, device, batch size and memory bounds
+    (:meth:`recommender.affinity.options.RunOptions.from_env`: ``RECOMMENDER_MODELS``,
+    ``RECOMMENDER_CACHE_DIR``, ...). Server-side only: a client chooses scoring parameters
+    and a model by name, never a path, a device or a limit.
     """
 
     data_dir: Path = field(default_factory=_default_data_dir)
     database_url: str = ""
     max_upload_bytes: int = 20 * 1024 * 1024
+    max_json_bytes: int = 2 * 1024 * 1024
+    max_archive_members: int = 100_000
+    max_uncompressed_bytes: int = 256 * 1024 * 1024
+    max_compression_ratio: float = 100.0
     job_workers: int = 2
+    job_isolation: str = "process"
+    job_cancel_grace_seconds: float = 2.0
     inline_jobs: bool = False
     run_migrations: bool = True
     affinity_top_n: int = 50
+    run_options: RunOptions = field(default_factory=RunOptions.from_env)
 
     def __post_init__(self) -> None:
         if not self.database_url:
             object.__setattr__(
                 self, "database_url", f"sqlite:///{Path(self.data_dir) / 'recommender.db'}"
             )
-        if self.max_upload_bytes <= 0:
-            raise ValueError("max_upload_bytes must be positive")
+        if self.max_upload_bytes <= 0 or self.max_json_bytes <= 0:
+            raise ValueError("max_upload_bytes and max_json_bytes must be positive")
+        if self.max_archive_members < 1 or self.max_uncompressed_bytes < 1:
+            raise ValueError("archive limits must be positive")
+        if self.max_compression_ratio < 1:
+            raise ValueError("max_compression_ratio must be at least 1")
         if self.job_workers < 1:
             raise ValueError("job_workers must be at least 1")
+        if self.job_isolation not in ("process", "thread"):
+            raise ValueError("job_isolation must be 'process' or 'thread'")
+        if not 0 <= self.job_cancel_grace_seconds <= 60:
+            raise ValueError("job_cancel_grace_seconds must be between 0 and 60")
+
+    @property
+    def affinity_models_dir(self) -> Path:
+        """Where fitted affinity models of finished runs are kept (fast explanations)."""
+        return Path(self.data_dir) / "affinity-models"
 
     @classmethod
     def from_env(cls) -> Settings:
         """Read ``RECOMMENDER_DATA_DIR``, ``RECOMMENDER_DATABASE_URL``,
-        ``RECOMMENDER_MAX_UPLOAD_BYTES``, ``RECOMMENDER_JOB_WORKERS``,
+        ``RECOMMENDER_MAX_UPLOAD_BYTES``, ``RECOMMENDER_MAX_JSON_BYTES``,
+        ``RECOMMENDER_MAX_ARCHIVE_MEMBERS``,
+        ``RECOMMENDER_MAX_UNCOMPRESSED_BYTES``, ``RECOMMENDER_MAX_COMPRESSION_RATIO``,
+        ``RECOMMENDER_JOB_WORKERS``, ``RECOMMENDER_JOB_ISOLATION``,
+        ``RECOMMENDER_JOB_CANCEL_GRACE_SECONDS``,
         ``RECOMMENDER_INLINE_JOBS``, ``RECOMMENDER_RUN_MIGRATIONS``,
-        ``RECOMMENDER_AFFINITY_TOP_N``."""
+        ``RECOMMENDER_AFFINITY_TOP_N`` and the run options' variables (see
+        :meth:`recommender.affinity.options.RunOptions.from_env`)."""
         env = os.environ
         return cls(
             data_dir=_default_data_dir(),
             database_url=env.get("RECOMMENDER_DATABASE_URL", ""),
             max_upload_bytes=int(env.get("RECOMMENDER_MAX_UPLOAD_BYTES", 20 * 1024 * 1024)),
+            max_json_bytes=int(env.get("RECOMMENDER_MAX_JSON_BYTES", 2 * 1024 * 1024)),
+            max_archive_members=int(env.get("RECOMMENDER_MAX_ARCHIVE_MEMBERS", 100_000)),
+            max_uncompressed_bytes=int(
+                env.get("RECOMMENDER_MAX_UNCOMPRESSED_BYTES", 256 * 1024 * 1024)
+            ),
+            max_compression_ratio=float(env.get("RECOMMENDER_MAX_COMPRESSION_RATIO", 100)),
             job_workers=int(env.get("RECOMMENDER_JOB_WORKERS", 2)),
+            job_isolation=env.get("RECOMMENDER_JOB_ISOLATION", "process"),
+            job_cancel_grace_seconds=float(env.get("RECOMMENDER_JOB_CANCEL_GRACE_SECONDS", 2.0)),
             inline_jobs=_env_bool("RECOMMENDER_INLINE_JOBS", False),
             run_migrations=_env_bool("RECOMMENDER_RUN_MIGRATIONS", True),
             affinity_top_n=int(env.get("RECOMMENDER_AFFINITY_TOP_N", 50)),
+            run_options=RunOptions.from_env(),
         )

@@ -15,10 +15,14 @@ from typing import Any, TextIO
 
 import pandas as pd
 
+from recommender.io.safe_csv import write_frame_csv
+
 
 def csv_text(frame: pd.DataFrame, *, header: bool = True) -> str:
-    """``frame`` as CSV text (no index; floats as Python writes them, so values round-trip)."""
-    return frame.to_csv(index=False, header=header, lineterminator="\n")
+    """``frame`` as CSV text (no index; floats as Python writes them, so values round-trip;
+    text cells spreadsheet-safe, see :mod:`recommender.io.safe_csv`)."""
+    text: str = write_frame_csv(frame, None, index=False, header=header, lineterminator="\n")
+    return text
 
 
 def json_text(document: Any) -> str:

@@ -47,7 +47,7 @@ from api.schemas import (
     ViolationOut,
 )
 from api.store import audit, paginate, require_paper
-from api.uploads import SettingsDep, upload_bytes, upload_name
+from api.uploads import CollectionPaused, SettingsDep, upload_bytes, upload_name
 from api.visibility import visible_states
 from recommender.io import read_custom_max_papers
 
@@ -81,6 +81,7 @@ def create_assignment_with_max_papers(
     runner: Runner,
     principal: Writer,
     session: SessionDep,
+    _gc: CollectionPaused,
     max_papers: Annotated[
         UploadFile,
         File(description="CSV reviewer_id,max: per-reviewer maximum number of papers"),

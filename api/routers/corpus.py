@@ -2,22 +2,16 @@
 
 Every upload is parsed completely by :mod:`recommender.io` before anything is written and
 then stored in one transaction: it is applied whole or not at all. Re-uploading an id
-updates that reviewer or submission.
+updates that reviewer or submission. Upload routes are plain ``def`` functions, run on the
+thread pool: parsing a large file never blocks the event loop (see :mod:`api.uploads`).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import pandas as pd
-from fastapi import (
-    APIRouter,
-    Body,
-    File,
-    Request,
-    UploadFile,
-)
+from fastapi import APIRouter, File, UploadFile
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
@@ -44,7 +38,15 @@ from api.store import (
     submission_to_row,
     upsert,
 )
-from api.uploads import read_upload, upload_name
+from api.uploads import (
+    CollectionPaused,
+    RawBody,
+    SettingsDep,
+    archive_limits,
+    json_list_body,
+    upload_bytes,
+    upload_name,
+)
 from recommender.bids import EXCLUDING_BIDS
 from recommender.corpus import InputError, Problem, Reviewer, Submission
 from recommender.io import (
@@ -116,11 +118,12 @@ def _store_submissions(
 
 
 @router.post("/venues/{venue_id}/reviewers/upload", response_model=UploadResult)
-async def upload_reviewers(
+def upload_reviewers(
     venue_id: VenueIdPath,
-    request: Request,
+    settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
+    _gc: CollectionPaused,
     file: Annotated[
         UploadFile,
         File(description="reviewers .csv/.json/.jsonl, a ~id.jsonl archive or a .zip of them"),
@@ -130,66 +133,70 @@ async def upload_reviewers(
     ] = None,
 ) -> UploadResult:
     """Upload reviewers from a file; 422 lists every bad row, nothing is stored then."""
-    content = await read_upload(request, file)
+    content = upload_bytes(file, settings, "reviewers")
     pubs = None
     if publications is not None:
         pubs = (
             upload_name(publications, "publications.csv"),
-            await read_upload(request, publications),
+            upload_bytes(publications, settings, "publications.csv"),
         )
     name = upload_name(file, "reviewers")
-    reviewers = parse_reviewers_upload(name, content, pubs)
+    reviewers = parse_reviewers_upload(name, content, pubs, archive_limits=archive_limits(settings))
     return _store_reviewers(session, venue_id, principal.name, reviewers, name)
 
 
-@router.post("/venues/{venue_id}/reviewers", response_model=UploadResult)
+@router.post(
+    "/venues/{venue_id}/reviewers",
+    response_model=UploadResult,
+    openapi_extra=json_list_body(
+        "reviewer objects: id, name, email, affiliation, attributes, publications",
+        REVIEWERS_EXAMPLE,
+    ),
+)
 def post_reviewers(
     venue_id: VenueIdPath,
     principal: Writer,
     session: SessionDep,
-    reviewers: Annotated[
-        list[dict[str, Any]],
-        Body(
-            description="reviewer objects: id, name, email, affiliation, attributes, publications",
-            examples=[REVIEWERS_EXAMPLE],
-        ),
-    ],
+    body: RawBody,
+    _gc: CollectionPaused,
 ) -> UploadResult:
     """Upload reviewers as a JSON list (validated like a reviewers.json file)."""
-    parsed = parse_reviewers_upload("request body.json", json.dumps(reviewers).encode())
+    parsed = parse_reviewers_upload("request body.json", body)
     return _store_reviewers(session, venue_id, principal.name, parsed, "request body")
 
 
 @router.post("/venues/{venue_id}/submissions/upload", response_model=UploadResult)
-async def upload_submissions(
+def upload_submissions(
     venue_id: VenueIdPath,
-    request: Request,
+    settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
+    _gc: CollectionPaused,
     file: Annotated[UploadFile, File(description="submissions .json (OpenReview), .jsonl or .csv")],
 ) -> UploadResult:
     """Upload submissions from a file; 422 lists every bad row, nothing is stored then."""
-    content = await read_upload(request, file)
     name = upload_name(file, "submissions")
+    content = upload_bytes(file, settings, name)
     submissions = parse_submissions_upload(name, content)
     return _store_submissions(session, venue_id, principal.name, submissions, name)
 
 
-@router.post("/venues/{venue_id}/submissions", response_model=UploadResult)
+@router.post(
+    "/venues/{venue_id}/submissions",
+    response_model=UploadResult,
+    openapi_extra=json_list_body(
+        "submission objects: id, title, abstract, authors, authorids, ...", SUBMISSIONS_EXAMPLE
+    ),
+)
 def post_submissions(
     venue_id: VenueIdPath,
     principal: Writer,
     session: SessionDep,
-    submissions: Annotated[
-        list[dict[str, Any]],
-        Body(
-            description="submission objects: id, title, abstract, authors, authorids, ...",
-            examples=[SUBMISSIONS_EXAMPLE],
-        ),
-    ],
+    body: RawBody,
+    _gc: CollectionPaused,
 ) -> UploadResult:
     """Upload submissions as a JSON list (validated like a submissions.json file)."""
-    parsed = parse_submissions_upload("request body.json", json.dumps(submissions).encode())
+    parsed = parse_submissions_upload("request body.json", body)
     return _store_submissions(session, venue_id, principal.name, parsed, "request body")
 
 
@@ -228,11 +235,12 @@ def _check_bid_labels(bids: pd.DataFrame, filename: str) -> None:
 
 
 @router.post("/venues/{venue_id}/bids/upload", response_model=UploadResult)
-async def upload_bids(
+def upload_bids(
     venue_id: VenueIdPath,
-    request: Request,
+    settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
+    _gc: CollectionPaused,
     file: Annotated[
         UploadFile, File(description="bids CSV: paper_id, reviewer_id, bid (label or number)")
     ],
@@ -241,7 +249,7 @@ async def upload_bids(
     (source ``bid``); the others are folded into scores by the next affinity job when its
     config has a non-zero ``bid_weight``."""
     name = upload_name(file, "bids.csv")
-    bids = read_bids(await read_upload(request, file), name)
+    bids = read_bids(upload_bytes(file, settings, name), name)
     _check_known_ids(session, venue_id, bids, name)
     _check_bid_labels(bids, name)
     session.execute(delete(Bid).where(Bid.venue_id == venue_id))
@@ -273,18 +281,19 @@ async def upload_bids(
 
 
 @router.post("/venues/{venue_id}/constraints/upload", response_model=UploadResult)
-async def upload_constraints(
+def upload_constraints(
     venue_id: VenueIdPath,
-    request: Request,
+    settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
+    _gc: CollectionPaused,
     file: Annotated[
         UploadFile, File(description="CSV paper_id, reviewer_id, value: -1 conflict, 1 forced")
     ],
 ) -> UploadResult:
     """Replace uploaded conflicts (value -1) and add pins (value 1)."""
     name = upload_name(file, "constraints.csv")
-    frame = read_pair_constraints(await read_upload(request, file), name)
+    frame = read_pair_constraints(upload_bytes(file, settings, name), name)
     _check_known_ids(session, venue_id, frame, name)
     forbidden = frame[frame["value"] < 0]
     forced = frame[frame["value"] > 0]

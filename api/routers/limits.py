@@ -24,7 +24,7 @@ from api.names import name_rows
 from api.schemas import Page, PaperDemandOut, ReviewerMaxLoadOut, UploadResult
 from api.search_keys import display_name
 from api.store import audit, not_found, paginate, require_paper, require_reviewer
-from api.uploads import SettingsDep, upload_bytes, upload_name
+from api.uploads import CollectionPaused, SettingsDep, upload_bytes, upload_name
 from recommender.io import read_custom_max_papers, read_demand
 
 router = APIRouter(tags=["limits"])
@@ -52,6 +52,7 @@ def upload_paper_demands(
     settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
+    _gc: CollectionPaused,
     file: Annotated[UploadFile, File(description="CSV paper_id,demand")],
 ) -> UploadResult:
     """Replace the venue's per-paper demand with the file's rows; papers not in the file
@@ -147,6 +148,7 @@ def upload_reviewer_max_loads(
     settings: SettingsDep,
     principal: Writer,
     session: SessionDep,
+    _gc: CollectionPaused,
     file: Annotated[UploadFile, File(description="CSV reviewer_id,max (custom max papers)")],
 ) -> UploadResult:
     """Replace the venue's per-reviewer max loads with the file's rows; reviewers not in the

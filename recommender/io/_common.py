@@ -7,15 +7,20 @@ import datetime
 import hashlib
 import io
 import json
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from recommender.corpus import InputError, Problem, Publication
+from recommender.io.safe_csv import unescape_cell
 
 # Reports stop growing past this many problems per input: a chair fixes the first few
 # hundred and reruns; millions of identical messages help nobody.
 MAX_PROBLEMS = 1000
+
+# A problem's message (which may quote the value) is cut to this many characters.
+MAX_MESSAGE_CHARS = 300
 
 # Undecodable lines listed per file; an input in another encoding fails on most lines.
 MAX_ENCODING_PROBLEMS = 10
@@ -30,6 +35,11 @@ class ProblemLog:
         self.problems: list[Problem] = []
 
     def add(self, file: str, line: int | None, field: str | None, message: str) -> None:
+        # messages quote the offending value: keep a hostile megabyte out of the report
+        if len(message) > MAX_MESSAGE_CHARS:
+            message = message[: MAX_MESSAGE_CHARS - 1] + "…"
+        if len(file) > MAX_MESSAGE_CHARS:
+            file = file[: MAX_MESSAGE_CHARS - 1] + "…"
         if len(self.problems) < MAX_PROBLEMS:
             self.problems.append(Problem(file, line, field, message))
         elif len(self.problems) == MAX_PROBLEMS:
@@ -137,7 +147,7 @@ def parse_year(
         year = value
     elif isinstance(value, float) and value.is_integer():
         year = int(value)
-    elif isinstance(value, str) and value.strip().isdigit():
+    elif isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 9:
         year = int(value.strip())
     if year is None or not 1000 <= year <= 9999:
         log.add(where[0], where[1], field, f"not a year: {value!r}")
@@ -265,18 +275,85 @@ def iter_json_lines(name: str, text: str, log: ProblemLog) -> Iterator[tuple[int
         if not line.strip():
             continue
         try:
-            yield number, json.loads(line)
+            value = json.loads(line)
         except json.JSONDecodeError as error:
             log.add(name, number, None, f"invalid JSON: {error.msg} (column {error.colno})")
+            continue
+        except (ValueError, RecursionError) as error:
+            log.add(name, number, None, _unloadable(error))
+            continue
+        yield number, value
 
 
 def load_json(name: str, text: str, log: ProblemLog) -> Any:
     """A whole-file JSON value, or ``_MISSING`` after logging where it breaks."""
     try:
-        return json.loads(text)
+        return decode_by_element(text)
     except json.JSONDecodeError as error:
         log.add(name, error.lineno, None, f"invalid JSON: {error.msg} (column {error.colno})")
         return _MISSING
+    except (ValueError, RecursionError) as error:
+        log.add(name, None, None, _unloadable(error))
+        return _MISSING
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def decode_by_element(text: str) -> Any:
+    """``json.loads(text)``, decoding a top-level array or object one element at a time.
+
+    Same value and same errors (with their positions), but no single call into the C decoder
+    spans the whole document: a 20 MB file of a million records would otherwise hold the
+    interpreter lock for the whole parse (a third of a second and more), stalling every other
+    thread of a server, its health check included.
+    """
+    start = _SPACE.match(text).end()  # type: ignore[union-attr]
+    if start >= len(text) or text[start] not in "[{":
+        return json.loads(text)
+    is_object = text[start] == "{"
+    closing = "}" if is_object else "]"
+    items: list[Any] = []
+    members: dict[str, Any] = {}
+    index = _SPACE.match(text, start + 1).end()  # type: ignore[union-attr]
+    if index < len(text) and text[index] == closing:
+        index += 1
+    else:
+        while True:
+            if is_object:
+                if index >= len(text) or text[index] != '"':
+                    raise json.JSONDecodeError(
+                        "Expecting property name enclosed in double quotes", text, index
+                    )
+                key, index = _DECODER.raw_decode(text, index)
+                index = _SPACE.match(text, index).end()  # type: ignore[union-attr]
+                if index >= len(text) or text[index] != ":":
+                    raise json.JSONDecodeError("Expecting ':' delimiter", text, index)
+                index = _SPACE.match(text, index + 1).end()  # type: ignore[union-attr]
+                members[key], index = _DECODER.raw_decode(text, index)
+            else:
+                item, index = _DECODER.raw_decode(text, index)
+                items.append(item)
+            index = _SPACE.match(text, index).end()  # type: ignore[union-attr]
+            if index < len(text) and text[index] == ",":
+                index = _SPACE.match(text, index + 1).end()  # type: ignore[union-attr]
+                continue
+            if index < len(text) and text[index] == closing:
+                index += 1
+                break
+            raise json.JSONDecodeError("Expecting ',' delimiter", text, index)
+    end = _SPACE.match(text, index).end()  # type: ignore[union-attr]
+    if end != len(text):
+        raise json.JSONDecodeError("Extra data", text, end)
+    return members if is_object else items
+
+
+def _unloadable(error: ValueError | RecursionError) -> str:
+    """Valid JSON that Python refuses to load: nesting too deep, or an integer too long."""
+    if isinstance(error, RecursionError):
+        return "invalid JSON: nested too deeply"
+    return f"invalid JSON: {str(error).split(';')[0]}"
 
 
 def is_missing(value: Any) -> bool:
@@ -296,7 +373,7 @@ class CsvTable:
             if header is None:
                 log.add(name, 1, None, "file is empty; expected a header row")
                 return
-            self.columns = [column.strip().lower() for column in header]
+            self.columns = [unescape_cell(column).strip().lower() for column in header]
             seen: set[str] = set()
             for column in self.columns:
                 if column in seen:
@@ -314,7 +391,8 @@ class CsvTable:
                         f"row has {len(row)} fields, the header has {len(self.columns)}",
                     )
                     continue
-                self.rows.append((line, dict(zip(self.columns, row, strict=True))))
+                cells = (unescape_cell(cell) for cell in row)
+                self.rows.append((line, dict(zip(self.columns, cells, strict=True))))
         except csv.Error as error:
             log.add(name, reader.line_num, None, f"malformed CSV: {error}")
 

@@ -13,9 +13,7 @@ Decisions worth knowing:
 
 from __future__ import annotations
 
-import zipfile
 from collections.abc import Iterable
-from io import BytesIO
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Any
@@ -37,11 +35,13 @@ from recommender.io._common import (
     stable_publication_id,
     text_field,
 )
-
-# Zip uploads are read in memory; these bound what one archive may expand to.
-MAX_ZIP_MEMBERS = 200_000
-MAX_ZIP_UNCOMPRESSED_BYTES = 2 * 1024**3
-MAX_ZIP_COMPRESSION_RATIO = 100
+from recommender.io.archives import (
+    MAX_ZIP_COMPRESSION_RATIO,
+    MAX_ZIP_MEMBERS,
+    MAX_ZIP_UNCOMPRESSED_BYTES,
+    ArchiveLimits,
+    read_zip_members,
+)
 
 _REVIEWER_CSV_FIELDS = ("id", "name", "email", "affiliation")
 
@@ -69,70 +69,23 @@ def read_openreview_archives_zip(
     max_members: int = MAX_ZIP_MEMBERS,
     max_uncompressed_bytes: int = MAX_ZIP_UNCOMPRESSED_BYTES,
     max_compression_ratio: float = MAX_ZIP_COMPRESSION_RATIO,
+    limits: ArchiveLimits | None = None,
 ) -> tuple[Reviewer, ...]:
     """Reviewers from a zip of expertise archives (members may sit in sub-folders).
 
-    Members with absolute paths or ``..`` are rejected, and so are archives that would
-    expand past ``max_uncompressed_bytes`` or whose members compress more than
-    ``max_compression_ratio`` times (zip bombs); nothing is written to disk.
+    Members with absolute paths or ``..`` are rejected, and so are archives with more than
+    ``max_members`` members, that would expand past ``max_uncompressed_bytes`` or whose
+    members compress more than ``max_compression_ratio`` times, in all or each (zip bombs);
+    ``limits`` gives all three at once. See :mod:`recommender.io.archives`; nothing is
+    written to disk.
     """
-    try:
-        archive = zipfile.ZipFile(BytesIO(content))
-    except (zipfile.BadZipFile, OSError) as error:
-        raise InputError(
-            [Problem(name, None, None, f"not a readable zip file: {error}")]
-        ) from error
-    log = ProblemLog()
-    with archive:
-        infos = [info for info in archive.infolist() if not info.is_dir()]
-        if len(infos) > max_members:
-            log.add(name, None, None, f"zip has {len(infos)} files; at most {max_members} allowed")
-            log.raise_if_any()
-        members: list[tuple[str, str, zipfile.ZipInfo]] = []
-        declared_total = 0
-        for info in infos:
-            member = info.filename.replace("\\", "/")
-            parts = PurePosixPath(member).parts
-            where = f"{name}:{member}"
-            if member.startswith("/") or ".." in parts or (parts and ":" in parts[0]):
-                log.add(where, None, None, "unsafe path in zip (absolute or with '..'); rejected")
-                continue
-            base = parts[-1] if parts else ""
-            if base.startswith(".") or "__MACOSX" in parts or not base.endswith(".jsonl"):
-                continue
-            declared_total += info.file_size
-            if info.file_size > 1024 * 1024 and info.file_size > max_compression_ratio * max(
-                info.compress_size, 1
-            ):
-                log.add(where, None, None, "compression ratio is implausibly high (zip bomb?)")
-            members.append((where, base, info))
-        if declared_total > max_uncompressed_bytes:
-            log.add(
-                name,
-                None,
-                None,
-                f"zip expands to {declared_total} bytes; at most {max_uncompressed_bytes} allowed",
-            )
-        if not members and not log:
-            log.add(name, None, None, "zip holds no .jsonl archive files")
-        log.raise_if_any()
-        files: list[tuple[str, bytes, str]] = []
-        remaining = max_uncompressed_bytes
-        for where, base, info in members:
-            try:
-                with archive.open(info) as handle:
-                    # Never trust the declared size: read at most what is still allowed.
-                    data = handle.read(remaining + 1)
-            except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError) as error:
-                log.add(where, None, None, f"cannot read zip member: {error}")
-                continue
-            if len(data) > remaining:
-                log.add(name, None, None, f"zip expands past {max_uncompressed_bytes} bytes")
-                break
-            remaining -= len(data)
-            files.append((where, data, base))
-        log.raise_if_any()
-    return _parse_archives(files, name)
+    limits = limits or ArchiveLimits(max_members, max_uncompressed_bytes, max_compression_ratio)
+    members = read_zip_members(
+        name, content, wanted=lambda base: base.endswith(".jsonl"), limits=limits
+    )
+    if not members:
+        raise InputError([Problem(name, None, None, "zip holds no .jsonl archive files")])
+    return _parse_archives(((m.where, m.content, m.base_name) for m in members), name)
 
 
 def _parse_archives(
@@ -419,12 +372,17 @@ def read_reviewers(
 
 
 def parse_reviewers_upload(
-    filename: str, content: bytes, publications: tuple[str, bytes] | None = None
+    filename: str,
+    content: bytes,
+    publications: tuple[str, bytes] | None = None,
+    *,
+    archive_limits: ArchiveLimits | None = None,
 ) -> tuple[Reviewer, ...]:
     """Reviewers from uploaded bytes; ``filename`` (the user's) picks the format and names errors.
 
     Formats as in :func:`read_reviewers`; ``publications`` is ``(filename, bytes)`` of a
-    ``publications.csv`` and only goes with a ``reviewers.csv``.
+    ``publications.csv`` and only goes with a ``reviewers.csv``; ``archive_limits`` bound
+    what a zip may expand to (default :class:`~recommender.io.archives.ArchiveLimits`).
     """
     lower = filename.lower()
     if lower.endswith(".csv"):
@@ -434,7 +392,7 @@ def parse_reviewers_upload(
         )
     if lower.endswith(".zip"):
         _reject_publications(filename, publications, "a zip of archives")
-        return read_openreview_archives_zip(filename, content)
+        return read_openreview_archives_zip(filename, content, limits=archive_limits)
     if lower.endswith(".jsonl") and PurePosixPath(filename.replace("\\", "/")).name.startswith("~"):
         _reject_publications(filename, publications, "an archive")
         base_name = PurePosixPath(filename.replace("\\", "/")).name

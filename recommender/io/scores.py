@@ -22,6 +22,7 @@ import pandas as pd
 
 from recommender.corpus import InputError, Problem
 from recommender.io._common import ProblemLog, clean_reviewer_id, clean_text, decode_utf8
+from recommender.io.safe_csv import unescape_cell
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -85,13 +86,17 @@ class ScoreTable:
         source: str = "scores",
         line_of: Callable[[int], int | None] | None = None,
         allow_empty: bool = False,
+        unescape: bool = False,
     ) -> ScoreTable:
         """Validate parallel columns (n_rows,) and build the canonical table.
 
         Ids are stripped of surrounding whitespace (reviewer ids also of OpenReview's ``~``).
         Raises :class:`InputError` for an empty table (unless ``allow_empty``), an empty id,
         a score that is not a finite number within ``MAX_ABS_SCORE``, or a pair listed twice;
-        ``line_of(row)`` turns a row number into the file line named in the message."""
+        ``line_of(row)`` turns a row number into the file line named in the message.
+        ``unescape`` undoes the spreadsheet escaping of our CSV exports
+        (:func:`recommender.io.safe_csv.unescape_cell`) on ids read from a file, once per
+        distinct id."""
         papers = np.asarray(paper_id, dtype=object)
         reviewers = np.asarray(reviewer_id, dtype=object)
         values = np.asarray(score)
@@ -105,9 +110,11 @@ class ScoreTable:
             raise InputError(
                 [Problem(source, None, None, "no score rows: there is no pair to assign")]
             )
-        paper_codes, paper_list = _encode(papers, clean_text, source, "paper_id", where)
+        clean_paper = _after_unescape(clean_text) if unescape else clean_text
+        clean_reviewer = _after_unescape(clean_reviewer_id) if unescape else clean_reviewer_id
+        paper_codes, paper_list = _encode(papers, clean_paper, source, "paper_id", where)
         reviewer_codes, reviewer_list = _encode(
-            reviewers, clean_reviewer_id, source, "reviewer_id", where
+            reviewers, clean_reviewer, source, "reviewer_id", where
         )
         if values.dtype.kind not in "fiu":
             numeric = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(np.float64)
@@ -189,7 +196,8 @@ def read_scores(path: str | Path, name: str | None = None) -> ScoreTable:
     The file has a header naming the columns (``paper_id``/``reviewer_id``/``score`` or
     OpenReview's aliases such as ``head``, ``tail``, ``weight``; extra columns are ignored)
     or none (then the first three columns are paper, reviewer, score, as OpenReview's
-    matcher reads them). UTF-8 with or without a byte-order mark. Raises
+    matcher reads them). UTF-8 with or without a byte-order mark. Ids written
+    spreadsheet-safe by our exports (``'=x``) read back as they were (``=x``). Raises
     :class:`InputError` naming the file, line and field of the first problem."""
     path = Path(path)
     display = name or str(path)
@@ -247,6 +255,7 @@ def read_scores(path: str | Path, name: str | None = None) -> ScoreTable:
         frame["score"].to_numpy(),
         source=display,
         line_of=line_of,
+        unescape=True,
     )
 
 
@@ -343,6 +352,13 @@ def _physical_line(path: Path, pandas_line: int) -> int:
             if count == pandas_line:
                 return number
     return pandas_line
+
+
+def _after_unescape(clean: Callable[[str], str]) -> Callable[[str], str]:
+    def cleaned(cell: str) -> str:
+        return clean(unescape_cell(cell))
+
+    return cleaned
 
 
 def _encode(

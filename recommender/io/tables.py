@@ -29,6 +29,7 @@ from recommender.io._common import (
     decode_utf8,
     read_source,
 )
+from recommender.io.safe_csv import unescape_cell
 from recommender.io.scores import CONTROL_CHARACTERS
 
 # OpenReview's bid labels and the numbers they become (higher = more willing).
@@ -178,7 +179,7 @@ MAX_COUNT = 1_000_000
 
 def _counts_by_id(
     display: str,
-    rows: list[tuple[int, list[str]]],
+    rows: list[tuple[int, tuple[str, ...]]],
     log: ProblemLog,
     id_field: str,
     count_field: str,
@@ -201,8 +202,15 @@ def _counts_by_id(
                 display, line, count_field, f"expected a non-negative whole number, got {cell!r}"
             )
             continue
-        if int(cell) > MAX_COUNT:
-            log.add(display, line, count_field, f"{cell} exceeds {MAX_COUNT}")
+        # the length test first: int() of a hostile megabyte of digits is slow (or refused)
+        if len(cell) > len(str(MAX_COUNT)) or int(cell) > MAX_COUNT:
+            shown = cell if len(cell) <= 20 else cell[:20] + "…"
+            log.add(
+                display,
+                line,
+                count_field,
+                f"expected a whole number from 0 to {MAX_COUNT}, got {shown!r}",
+            )
             continue
         if not item_id:
             continue
@@ -279,10 +287,11 @@ def _fast_table(
 def _fast_text(
     raw: npt.NDArray[np.object_], clean: Callable[[str], str]
 ) -> npt.NDArray[np.object_] | None:
-    """``clean`` applied to every cell (once per distinct cell); None when a cleaned id is
-    empty or holds a control character."""
+    """``clean`` applied to every cell (once per distinct cell, after undoing our exports'
+    spreadsheet escaping as the row-by-row path does); None when a cleaned id is empty or
+    holds a control character."""
     codes, uniques = pd.factorize(raw)
-    cleaned = np.array([clean(str(u)) for u in uniques], dtype=object)
+    cleaned = np.array([clean(unescape_cell(str(u))) for u in uniques], dtype=object)
     if any(not c or CONTROL_CHARACTERS.search(c) for c in cleaned):
         return None
     return cleaned[codes]
@@ -294,7 +303,7 @@ def _fast_constraints(
     papers = _fast_text(cells[0], clean_text)
     reviewers = _fast_text(cells[1], clean_reviewer_id)
     codes, uniques = pd.factorize(cells[2])
-    numbers = [_number(str(u)) for u in uniques]
+    numbers = [_number(unescape_cell(str(u))) for u in uniques]
     if papers is None or reviewers is None or any(n not in (-1.0, 0.0, 1.0) for n in numbers):
         return None
     values = np.array(numbers, dtype=np.float64)[codes].astype(np.int8)
@@ -313,7 +322,7 @@ def _fast_bids(
     papers = _fast_text(cells[0], clean_text)
     reviewers = _fast_text(cells[1], clean_reviewer_id)
     codes, uniques = pd.factorize(cells[2])
-    labels = [clean_text(str(u)) for u in uniques]
+    labels = [clean_text(unescape_cell(str(u))) for u in uniques]
     values = [
         number if (number := _number(label)) is not None else BID_LABEL_VALUES.get(label.casefold())
         for label in labels
@@ -346,7 +355,7 @@ def _with_lines(frame: pd.DataFrame, lines: Iterable[int], wanted: bool) -> pd.D
 
 def _rows(
     source: str | Path | bytes, name: str | None, columns: Sequence[Sequence[str]]
-) -> tuple[str, list[tuple[int, list[str]]], ProblemLog]:
+) -> tuple[str, list[tuple[int, tuple[str, ...]]], ProblemLog]:
     """Rows reordered to ``columns`` (each a tuple of accepted header names)."""
     display, content = read_source(source, name)
     log = ProblemLog()
@@ -354,7 +363,7 @@ def _rows(
     log.raise_if_any()
     assert text is not None
     reader = csv.reader(io.StringIO(text, newline=""))
-    rows: list[tuple[int, list[str]]] = []
+    rows: list[tuple[int, tuple[str, ...]]] = []
     order: list[int] = list(range(len(columns)))
     width = len(columns)
     header_checked = False
@@ -395,7 +404,10 @@ def _rows(
                     display, line, None, f"row has {len(row)} fields, expected at least {width}"
                 )
                 continue
-            rows.append((line, [row[i] for i in order]))
+            # tuples of strings leave the garbage collector's care: millions of tiny rows
+            # then cost no long collection pauses (which would stall the server's other
+            # threads, /health included)
+            rows.append((line, tuple(unescape_cell(row[i]) for i in order)))
     except csv.Error as error:
         log.add(display, reader.line_num, None, f"malformed CSV: {error}")
     return display, rows, log

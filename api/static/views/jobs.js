@@ -163,7 +163,10 @@ function setupForms() {
     event.preventDefault();
     const form = event.currentTarget;
     const values = formValues(form);
-    const config = { method: values.method };
+    // only what the chair chose: everything else takes the server's defaults, which are the
+    // command line's (one ScoringParams default)
+    const config = {};
+    if (values.method) config.method = values.method;
     if (values.aggregation) config.aggregation = values.aggregation;
     const body = { config };
     if (values.top_n) body.top_n = values.top_n;
