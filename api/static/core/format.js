@@ -152,7 +152,9 @@ export function jobTitle(job) {
 /** A job's parameters in words. */
 export function jobParamsText(job) {
   // an affinity job's full configuration is long: its few deciding fields say what it is
-  if (job?.kind === "affinity" && job.params) return affinityParamsText(job.params);
+  if (job?.kind === "affinity" && job.params) {
+    return affinityParamsText(job.params) || "the default scoring (the command line's)";
+  }
   if (job?.parameters_summary) return job.parameters_summary;
   if (!job?.params) return "";
   return solveParamsText(job.params);
