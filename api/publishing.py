@@ -60,9 +60,12 @@ def run_pairs(session: Session, assignment_id: int) -> pd.DataFrame:
     )
 
 
-def violations(session: Session, row: AssignmentRow) -> list[Violation]:
+def violations(
+    session: Session, row: AssignmentRow, pairs: pd.DataFrame | None = None
+) -> list[Violation]:
     """Every hard constraint of the venue, as stored now, that run ``row`` breaks: pair
-    constraints first (by paper, reviewer), then loads (by reviewer), then demand (by paper)."""
+    constraints first (by paper, reviewer), then loads (by reviewer), then demand (by paper).
+    ``pairs``: the run's pairs when the caller already read them (:func:`run_pairs`)."""
     venue_id = row.venue_id
     found: list[Violation] = []
     for paper_id, reviewer_id, source, reason in session.execute(
@@ -85,7 +88,8 @@ def violations(session: Session, row: AssignmentRow) -> list[Violation]:
         }[kind]
         found.append(Violation(kind, paper_id, reviewer_id, words))
 
-    pairs = run_pairs(session, row.id)
+    if pairs is None:
+        pairs = run_pairs(session, row.id)
     assigned = set(zip(pairs["paper_id"], pairs["reviewer_id"], strict=True))
     papers = list(
         session.scalars(
@@ -307,11 +311,12 @@ def edited_summary(session: Session, row: AssignmentRow, *, tightening: bool) ->
         session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == row.venue_id))
     )
     job = f"job #{row.job_id}" if row.job_id is not None else "its solve"
+    pairs = run_pairs(session, row.id)
     return services_edited_summary(
         row.summary or {},
-        run_pairs(session, row.id),
+        pairs,
         reviewers,
-        violations(session, row),
+        violations(session, row, pairs),
         tightening=tightening,
         bound_of=f"the problem solved by {job}, before edits",
     )
