@@ -10,21 +10,32 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi import FastAPI
+from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import IntegrityError
 
 from api.body_limit import MULTIPART_OVERHEAD_BYTES, BodySizeLimit, takes_large_body
 from api.db import Database, migrate
 from api.errors import install_error_handlers
 from api.explain import ExplainerCache
 from api.jobs import Handler, JobRunner
-from api.routers import affinity, assignments, corpus, edits, jobs, limits, venues
+from api.routers import (
+    affinity,
+    assignments,
+    browse,
+    bulk,
+    compare,
+    corpus,
+    edits,
+    jobs,
+    limits,
+    search,
+    site,
+    venues,
+)
 from api.settings import Settings
 from api.tasks import affinity_handler, assignment_handler
 from recommender.affinity import RunOptions
-from recommender.corpus import InputError
 
 
 def job_handlers(
@@ -92,20 +103,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         takes_large_body=lambda scope: takes_large_body(app, scope),
     )
 
-    @app.exception_handler(InputError)
-    async def input_error(_request: Request, error: InputError) -> JSONResponse:
-        return JSONResponse(
-            {"detail": str(error).splitlines()[0], "problems": error.to_dicts()}, status_code=422
-        )
-
-    @app.exception_handler(IntegrityError)
-    async def integrity_error(_request: Request, error: IntegrityError) -> JSONResponse:
-        # two requests raced to create the same row; the loser changed nothing
-        return JSONResponse(
-            {"detail": "a concurrent change created the same record; nothing was stored, retry"},
-            status_code=409,
-        )
-
     install_error_handlers(app)
 
     @app.get("/health", tags=["service"])
@@ -114,7 +111,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         route blocks (parsing and solving run on threads), so it needs no free worker."""
         return {"status": "ok"}
 
-    for module in (venues, corpus, limits, affinity, jobs, assignments, edits):
+    for module in (
+        venues,
+        corpus,
+        limits,
+        affinity,
+        jobs,
+        assignments,
+        edits,
+        bulk,
+        search,
+        browse,
+        compare,
+        site,
+    ):
         app.include_router(module.router)
 
     static_dir = Path(__file__).parent / "static"

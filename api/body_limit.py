@@ -119,7 +119,7 @@ class BodySizeLimit:
 
     @staticmethod
     async def _reject(send: Send, message: str) -> None:
-        body = json.dumps({"detail": message}).encode()
+        body = json.dumps({"detail": message, "code": "payload_too_large"}).encode()
         await send(
             {
                 "type": "http.response.start",

@@ -1,4 +1,10 @@
-"""Exception handlers that keep every client mistake a 4xx.
+"""Exception handlers that keep every client mistake a 4xx, with a stable ``code``.
+
+Every 4xx body is ``{"detail": ..., "code": "<stable name>", ...extra}``: ``detail`` is for
+people (a sentence, the validation list, or an object for the publishing refusal), ``code``
+for programs (the page decides on it, never on message text; docs/page-api.md lists them).
+Raise :class:`ApiError` with a code and extra fields; a plain ``HTTPException`` gets the
+default code of its status (:data:`DEFAULT_CODES`).
 
 Request validation errors are rendered ASCII-safe (FastAPI's default echoes the input,
 which fails to encode when it holds an unpaired surrogate and ends as a 500). Values that
@@ -14,10 +20,60 @@ import json
 import math
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from sqlalchemy.exc import DataError, StatementError
+from sqlalchemy.exc import DataError, IntegrityError, StatementError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from recommender.corpus import InputError
+
+# the code of an HTTPException raised without one, by status
+DEFAULT_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "validation_error",
+    429: "too_many_requests",
+}
+
+
+class ApiError(HTTPException):
+    """An HTTP error with a stable machine-readable ``code`` and extra JSON fields
+    (e.g. ``force_allowed``) beside the human ``detail``."""
+
+    def __init__(
+        self,
+        status_code: int,
+        code: str,
+        detail: Any,
+        *,
+        headers: dict[str, str] | None = None,
+        **extra: Any,
+    ):
+        super().__init__(status_code, detail, headers=headers)
+        self.code = code
+        self.extra = extra
+
+
+def error_body(
+    status_code: int, detail: Any, code: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    """The JSON body of an error response (also for middleware that answers by itself)."""
+    return {
+        "detail": detail,
+        "code": code or DEFAULT_CODES.get(status_code, "error"),
+        **extra,
+    }
+
+
+def not_found(what: str, identifier: object) -> ApiError:
+    return ApiError(404, "not_found", f"{what} {identifier!r} not found")
 
 
 class AsciiJSONResponse(JSONResponse):
@@ -29,15 +85,45 @@ class AsciiJSONResponse(JSONResponse):
 
 def _cannot_store(reason: str) -> Response:
     return AsciiJSONResponse(
-        {
-            "detail": "a value in this request cannot be stored or looked up: "
-            f"{reason}; nothing was changed"
-        },
+        error_body(
+            422,
+            f"a value in this request cannot be stored or looked up: {reason}; nothing was changed",
+            "cannot_store",
+        ),
         status_code=422,
     )
 
 
 def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, error: StarletteHTTPException) -> Response:
+        code = getattr(error, "code", None)
+        extra = getattr(error, "extra", {})
+        return AsciiJSONResponse(
+            error_body(error.status_code, error.detail, code, **extra),
+            status_code=error.status_code,
+            headers=getattr(error, "headers", None),
+        )
+
+    @app.exception_handler(InputError)
+    async def input_error(_request: Request, error: InputError) -> Response:
+        return AsciiJSONResponse(
+            error_body(422, str(error).splitlines()[0], "invalid_input", problems=error.to_dicts()),
+            status_code=422,
+        )
+
+    @app.exception_handler(IntegrityError)
+    async def integrity_error(_request: Request, error: IntegrityError) -> Response:
+        # two requests raced to create the same row; the loser changed nothing
+        return AsciiJSONResponse(
+            error_body(
+                409,
+                "a concurrent change created the same record; nothing was stored, retry",
+                "concurrent_change",
+            ),
+            status_code=409,
+        )
+
     @app.exception_handler(RequestValidationError)
     async def validation_error(_request: Request, error: RequestValidationError) -> Response:
         details = []
@@ -51,7 +137,7 @@ def install_error_handlers(app: FastAPI) -> None:
             elif isinstance(value, float):
                 entry["input"] = value if math.isfinite(value) else str(value)
             details.append(entry)
-        return AsciiJSONResponse({"detail": details}, status_code=422)
+        return AsciiJSONResponse(error_body(422, details, "validation_error"), status_code=422)
 
     @app.exception_handler(DataError)
     async def data_error(_request: Request, error: DataError) -> Response:

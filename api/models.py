@@ -18,7 +18,12 @@ from sqlalchemy import (
     Text,
     text,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.engine.default import DefaultExecutionContext as ExecutionContext
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from api.search_keys import display_name
+from api.search_keys import id_key as fold_id
+from api.search_keys import text_key as fold_text
 
 
 def utcnow() -> datetime:
@@ -31,6 +36,41 @@ class Base(DeclarativeBase):
 
 def venue_fk() -> ForeignKey:
     return ForeignKey("venues.id", ondelete="CASCADE")
+
+
+def _id_key_default(context: ExecutionContext) -> str:
+    return fold_id(str(context.get_current_parameters().get("id") or ""))
+
+
+def _reviewer_key_default(context: ExecutionContext) -> str:
+    values = context.get_current_parameters()
+    return fold_text(display_name(str(values.get("id") or ""), values.get("name")))
+
+
+def _submission_key_default(context: ExecutionContext) -> str:
+    return fold_text(str(context.get_current_parameters().get("title") or ""))
+
+
+def search_indexes(table: str) -> tuple[Index, Index]:
+    """Type-ahead search of ``table``: an id-prefix index and a covering index over the
+    name/title key (PostgreSQL: ``text_pattern_ops``, so ``LIKE 'q%'`` uses it whatever
+    the database collation)."""
+    return (
+        Index(
+            f"ix_{table}_id_key",
+            "venue_id",
+            "id_key",
+            postgresql_ops={"id_key": "text_pattern_ops"},
+        ),
+        Index(
+            f"ix_{table}_text_key",
+            "venue_id",
+            "text_key",
+            "id_key",
+            "id",
+            postgresql_ops={"text_key": "text_pattern_ops"},
+        ),
+    )
 
 
 class Venue(Base):
@@ -67,6 +107,7 @@ class ApiToken(Base):
 
 class ReviewerRow(Base):
     __tablename__ = "reviewers"
+    __table_args__ = search_indexes("reviewers")
 
     venue_id: Mapped[str] = mapped_column(venue_fk(), primary_key=True)
     id: Mapped[str] = mapped_column(String(300), primary_key=True)
@@ -76,10 +117,14 @@ class ReviewerRow(Base):
     attributes: Mapped[dict[str, Any]] = mapped_column(default=dict)
     publications: Mapped[list[Any]] = mapped_column(default=list)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # search keys (api.search_keys): the folded id, and the folded display name
+    id_key: Mapped[str] = mapped_column(String(300), default=_id_key_default)
+    text_key: Mapped[str] = mapped_column(String(300), default=_reviewer_key_default)
 
 
 class SubmissionRow(Base):
     __tablename__ = "submissions"
+    __table_args__ = search_indexes("submissions")
 
     venue_id: Mapped[str] = mapped_column(venue_fk(), primary_key=True)
     id: Mapped[str] = mapped_column(String(300), primary_key=True)
@@ -91,15 +136,22 @@ class SubmissionRow(Base):
     author_ids: Mapped[list[Any]] = mapped_column(default=list)
     author_affiliations: Mapped[list[Any]] = mapped_column(default=list)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # search keys (api.search_keys): the folded id, and the folded title
+    id_key: Mapped[str] = mapped_column(String(300), default=_id_key_default)
+    text_key: Mapped[str] = mapped_column(String(300), default=_submission_key_default)
 
 
 class Job(Base):
     """A background computation; its state lives here so it survives a restart."""
 
     __tablename__ = "jobs"
+    __table_args__ = (Index("uq_jobs_venue_number", "venue_id", "number", unique=True),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     venue_id: Mapped[str] = mapped_column(venue_fk(), index=True)
+    # 1, 2, ... within the venue (the global id keeps working in URLs); null only for rows
+    # made outside the service's job creation
+    number: Mapped[int | None] = mapped_column(Integer, nullable=True)
     kind: Mapped[str] = mapped_column(String(30))
     state: Mapped[str] = mapped_column(String(20), default="queued")
     progress: Mapped[float] = mapped_column(Float, default=0.0)
@@ -222,10 +274,17 @@ class AssignmentRow(Base):
             sqlite_where=text("state = 'live'"),
             postgresql_where=text("state = 'live'"),
         ),
+        Index("uq_assignments_venue_number", "venue_id", "number", unique=True),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     venue_id: Mapped[str] = mapped_column(venue_fk(), index=True)
+    # 1, 2, ... within the venue ("run #2"); the global id keeps working in URLs
+    number: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    name: Mapped[str] = mapped_column(String(200), default="")
+    note: Mapped[str] = mapped_column(Text, default="")
+    # lineage: {"kind": "re-solve", "assignment_id": 1} or {"kind": "rerun", "job_id": 3}
+    derived_from: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     job_id: Mapped[int | None] = mapped_column(ForeignKey("jobs.id"), nullable=True)
     affinity_run_id: Mapped[int | None] = mapped_column(
         ForeignKey("affinity_runs.id"), nullable=True
@@ -238,6 +297,12 @@ class AssignmentRow(Base):
     deployed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     deployed_by: Mapped[str] = mapped_column(String(200), default="")
     superseded_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # the solve job (loaded with the run: responses show its venue number)
+    job: Mapped[Job | None] = relationship(lazy="joined", viewonly=True)
+
+    @property
+    def job_number(self) -> int | None:
+        return self.job.number if self.job is not None else None
 
 
 class AssignmentPair(Base):
@@ -252,6 +317,45 @@ class AssignmentPair(Base):
     reviewer_id: Mapped[str] = mapped_column(String(300), primary_key=True)
     score: Mapped[float] = mapped_column(Float)
     pinned: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class AssignmentEdit(Base):
+    """One change of a draft (an edit, or a bulk change file) as it can be undone.
+
+    ``changes`` holds what the change did, so that undo can put it back: ``pairs_added`` /
+    ``pairs_removed`` (``[paper, reviewer, score, pinned]``), ``pinned`` / ``unpinned``
+    (pairs of the run whose pinned flag changed), ``pins_added`` / ``pins_removed``
+    (``[paper, reviewer, created_by]``), ``forbids_added`` / ``forbids_removed``
+    (``[paper, reviewer, reason]``). ``summary_before`` is the run's summary before it."""
+
+    __tablename__ = "assignment_edits"
+    __table_args__ = (
+        ForeignKeyConstraint(["assignment_id"], ["assignments.id"], ondelete="CASCADE"),
+        Index("ix_assignment_edits_run", "assignment_id", "seq", unique=True),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    assignment_id: Mapped[int] = mapped_column(Integer)
+    seq: Mapped[int] = mapped_column(Integer, doc="1, 2, ... within the run")
+    action: Mapped[str] = mapped_column(String(20))
+    paper_id: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    reviewer_id: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    other_reviewer_id: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    rows: Mapped[int] = mapped_column(Integer, default=1)
+    reason: Mapped[str] = mapped_column(Text, default="")
+    detail: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    actor: Mapped[str] = mapped_column(String(200), default="")
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    version_before: Mapped[int] = mapped_column(Integer)
+    version_after: Mapped[int] = mapped_column(Integer)
+    objective_before: Mapped[float | None] = mapped_column(Float, nullable=True)
+    objective_after: Mapped[float | None] = mapped_column(Float, nullable=True)
+    changes: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    summary_before: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    undone: Mapped[bool] = mapped_column(Boolean, default=False)
+    undone_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    undone_by: Mapped[str] = mapped_column(String(200), default="")
+    undo_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class AuditEntry(Base):

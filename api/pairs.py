@@ -7,6 +7,7 @@ from sqlalchemy.orm import Session
 
 from api.explain import ExplainerCache
 from api.models import AffinityScore
+from api.names import lookup
 from api.schemas import PairScoreOut
 from api.store import pair_marks, require_paper, require_reviewer, require_run
 
@@ -48,10 +49,13 @@ def pair_score(
             session.flush()
     else:
         score = float(stored.score)
+    names = lookup(session, venue_id, [paper_id], [reviewer_id])
     if not marks:
         return PairScoreOut(
             paper_id=paper_id,
+            paper_title=names.title(paper_id),
             reviewer_id=reviewer_id,
+            reviewer_name=names.name(reviewer_id),
             score=score,
             conflict=None,
             bid=None,
@@ -60,7 +64,9 @@ def pair_score(
     conflicts, bids = pair_marks(session, venue_id, [(paper_id, reviewer_id)])
     return PairScoreOut(
         paper_id=paper_id,
+        paper_title=names.title(paper_id),
         reviewer_id=reviewer_id,
+        reviewer_name=names.name(reviewer_id),
         score=score,
         conflict=conflicts.get((paper_id, reviewer_id), []),
         bid=bids.get((paper_id, reviewer_id)),

@@ -19,10 +19,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
-from fastapi import HTTPException, status
+from fastapi import HTTPException
 from sqlalchemy import and_, select, update
 from sqlalchemy.orm import Session
 
+from api.errors import ApiError
 from api.limits import resolve_limits
 from api.models import (
     AffinityScore,
@@ -34,6 +35,7 @@ from api.models import (
     SubmissionRow,
     utcnow,
 )
+from api.names import name_rows
 from api.store import audit
 from services.edits import Violation, limit_violations
 from services.edits import edited_summary as services_edited_summary
@@ -58,9 +60,12 @@ def run_pairs(session: Session, assignment_id: int) -> pd.DataFrame:
     )
 
 
-def violations(session: Session, row: AssignmentRow) -> list[Violation]:
+def violations(
+    session: Session, row: AssignmentRow, pairs: pd.DataFrame | None = None
+) -> list[Violation]:
     """Every hard constraint of the venue, as stored now, that run ``row`` breaks: pair
-    constraints first (by paper, reviewer), then loads (by reviewer), then demand (by paper)."""
+    constraints first (by paper, reviewer), then loads (by reviewer), then demand (by paper).
+    ``pairs``: the run's pairs when the caller already read them (:func:`run_pairs`)."""
     venue_id = row.venue_id
     found: list[Violation] = []
     for paper_id, reviewer_id, source, reason in session.execute(
@@ -83,7 +88,8 @@ def violations(session: Session, row: AssignmentRow) -> list[Violation]:
         }[kind]
         found.append(Violation(kind, paper_id, reviewer_id, words))
 
-    pairs = run_pairs(session, row.id)
+    if pairs is None:
+        pairs = run_pairs(session, row.id)
     assigned = set(zip(pairs["paper_id"], pairs["reviewer_id"], strict=True))
     papers = list(
         session.scalars(
@@ -125,8 +131,14 @@ def describe(violation: Violation) -> str:
     return violation.describe()
 
 
-def refusal(row: AssignmentRow, found: Sequence[Violation], action: str) -> HTTPException:
-    """409 listing the violations (at most LISTED) and what the chair can do."""
+def refusal(
+    row: AssignmentRow,
+    found: Sequence[Violation],
+    action: str,
+    session: Session | None = None,
+) -> HTTPException:
+    """409 listing the violations (at most LISTED, named when ``session`` is given) and
+    what the chair can do."""
     shown = "; ".join(describe(v) for v in found[:5])
     more = f" and {len(found) - 5} more" if len(found) > 5 else ""
     message = (
@@ -136,15 +148,21 @@ def refusal(row: AssignmentRow, found: Sequence[Violation], action: str) -> HTTP
         "item (overrides: [{paper_id, reviewer_id, reason}], paper_id or reviewer_id null "
         "for loads and demand)"
     )
-    return HTTPException(
-        status.HTTP_409_CONFLICT,
+    listed = [v.to_dict() for v in found[:LISTED]]
+    if session is not None:
+        listed = name_rows(session, row.venue_id, listed)
+    return ApiError(
+        409,
+        "constraint_violations",
         {
             "message": message,
             "assignment_id": row.id,
             "version": row.version,
             "total": len(found),
-            "violations": [v.to_dict() for v in found[:LISTED]],
+            "violations": listed,
         },
+        total=len(found),
+        violations=listed,
     )
 
 
@@ -175,8 +193,9 @@ def claim_version(
     )
     if getattr(result, "rowcount", 0) != 1:
         session.rollback()
-        raise HTTPException(
-            status.HTTP_409_CONFLICT,
+        raise ApiError(
+            409,
+            "stale_version",
             f"assignment {row.id} changed while this request ran (another edit or a "
             "publication); reload it and try again",
         )
@@ -193,32 +212,31 @@ def publish(
 ) -> AssignmentRow:
     """Make ``row`` the venue's live run (see the module rules); the caller commits."""
     if row.state == "live":
-        raise HTTPException(
-            status.HTTP_409_CONFLICT, f"assignment {row.id} is already the live assignment"
-        )
+        raise ApiError(409, "already_live", f"assignment {row.id} is already the live assignment")
     if version != row.version:
-        raise HTTPException(
-            status.HTTP_409_CONFLICT,
+        raise ApiError(
+            409,
+            "stale_version",
             f"assignment {row.id} is at version {row.version}, but the confirmation names "
             f"version {version}: it changed since it was reviewed; review it again and "
             "confirm the current version",
+            version=row.version,
         )
     found = violations(session, row)
     targets = [(paper, reviewer) for paper, reviewer, _reason in overrides]
     if len(set(targets)) != len(targets):
-        raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_CONTENT, "overrides: an item is listed twice"
-        )
+        raise ApiError(422, "validation_error", "overrides: an item is listed twice")
     missing, stray = uncovered(found, targets)
     if stray:
-        raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_CONTENT,
+        raise ApiError(
+            422,
+            "validation_error",
             "overrides name items that break no hard constraint: "
             + "; ".join(f"paper {p!r}, reviewer {r!r}" for p, r in stray[:10])
             + " (check the ids, or send only the items the refusal listed)",
         )
     if missing:
-        raise refusal(row, missing, "publishing")
+        raise refusal(row, missing, "publishing", session)
     previous = session.scalar(
         select(AssignmentRow.id).where(
             AssignmentRow.venue_id == row.venue_id,
@@ -247,8 +265,9 @@ def publish(
     )
     if getattr(result, "rowcount", 0) != 1:
         session.rollback()
-        raise HTTPException(
-            status.HTTP_409_CONFLICT,
+        raise ApiError(
+            409,
+            "stale_version",
             f"assignment {row.id} changed while it was being published; reload and confirm again",
         )
     by_target = {(p, r): reason for p, r, reason in overrides}
@@ -292,11 +311,12 @@ def edited_summary(session: Session, row: AssignmentRow, *, tightening: bool) ->
         session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == row.venue_id))
     )
     job = f"job #{row.job_id}" if row.job_id is not None else "its solve"
+    pairs = run_pairs(session, row.id)
     return services_edited_summary(
         row.summary or {},
-        run_pairs(session, row.id),
+        pairs,
         reviewers,
-        violations(session, row),
+        violations(session, row, pairs),
         tightening=tightening,
         bound_of=f"the problem solved by {job}, before edits",
     )

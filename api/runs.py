@@ -8,11 +8,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from fastapi import HTTPException, status
+from pydantic import ValidationError
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from api.auth import Principal
+from api.errors import ApiError
 from api.jobs import JobRunner
 from api.limits import Limits, contradictions, resolve_limits, unknown_ids
 from api.models import (
@@ -24,8 +25,16 @@ from api.models import (
     ReviewerRow,
     SubmissionRow,
 )
-from api.schemas import AssignmentIn, PaperAssignmentOut, PaperReviewerOut
-from api.store import not_found, require_run, start_job
+from api.names import lookup
+from api.schemas import AssignmentIn, PaperAssignmentOut, PaperReviewerOut, ResolveIn
+from api.store import (
+    audit,
+    not_found,
+    require_run,
+    stale_message,
+    start_job,
+    unscored_papers,
+)
 from api.tasks import json_safe
 from api.visibility import visible_states
 
@@ -46,10 +55,12 @@ def require_draft(
 ) -> AssignmentRow:
     row = require_assignment(session, venue_id, assignment_id, principal)
     if row.state != "draft":
-        raise HTTPException(
-            status.HTTP_409_CONFLICT,
+        raise ApiError(
+            409,
+            "not_a_draft",
             f"assignment {assignment_id} is {row.state}; only drafts can be edited "
             "(solve again for a new draft)",
+            state=row.state,
         )
     return row
 
@@ -63,29 +74,39 @@ def live_run(session: Session, venue_id: str) -> AssignmentRow | None:
 
 
 def start_assignment(
-    runner: JobRunner, session: Session, venue_id: str, body: AssignmentIn, actor: str
+    runner: JobRunner,
+    session: Session,
+    venue_id: str,
+    body: AssignmentIn,
+    actor: str,
+    *,
+    derived_from: dict[str, Any] | None = None,
 ) -> Job:
     """Validate ``body`` against the venue (options, ids, stored limits, capacity) and queue
     the solve job; the caller's pending changes are committed with the job, or rolled back
     with the refusal. 422: an option that cannot act (:func:`services.assignment.check_options`),
     an unknown id, a map contradicting a stored value; 409: no affinities yet, or more reviews
-    needed than the reviewers can take (stored demand and max loads counted)."""
-    from services.assignment import capacity_shortfall, check_options
+    needed than the reviewers can take (stored demand and max loads counted), or papers
+    needing reviewers without scores in the latest affinity run (``stale_affinities``).
+    The new run is named by ``body.name``/``body.note``; ``derived_from`` records its
+    lineage (a re-solve)."""
+    from services.assignment import capacity, capacity_shortfall, check_options
     from services.errors import OptionError
 
     run = require_run(session, venue_id)
     try:
         check_options(body)
     except OptionError as error:
-        raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_CONTENT, f"{error.option}: {error.message}"
+        raise ApiError(
+            422, "invalid_option", f"{error.option}: {error.message}", field=error.option
         ) from error
     parameters = body.model_dump(mode="json")
-    problems = unknown_ids(session, venue_id, parameters) + contradictions(
-        session, venue_id, parameters
-    )
-    if problems:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, "; ".join(problems[:20]))
+    unknown = unknown_ids(session, venue_id, parameters)
+    if unknown:
+        raise ApiError(422, "unknown_ids", "; ".join(unknown[:20]))
+    contradicting = contradictions(session, venue_id, parameters)
+    if contradicting:
+        raise ApiError(422, "contradicts_stored_limit", "; ".join(contradicting[:20]))
     paper_ids = list(
         session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id))
     )
@@ -99,9 +120,85 @@ def start_assignment(
     )
     shortfall = capacity_shortfall(resolved, paper_ids, reviewer_ids)
     if shortfall:
-        raise HTTPException(status.HTTP_409_CONFLICT, f"infeasible: {shortfall}")
-    params = {**parameters, "affinity_run_id": run.id}
+        totals = capacity(resolved, paper_ids, reviewer_ids)
+        raise ApiError(
+            409,
+            "over_capacity",
+            f"infeasible: {shortfall}",
+            demand_total=totals.demand,
+            capacity_total=totals.capacity,
+            smallest_max_load=totals.smallest_max_load,
+        )
+    unscored = [p for p in unscored_papers(session, venue_id, run.id) if limits.demand_of(p) > 0]
+    if unscored:
+        raise ApiError(
+            409,
+            "stale_affinities",
+            stale_message(venue_id, run.id, unscored),
+            papers=len(unscored),
+            affinity_run_id=run.id,
+        )
+    label = {"name": body.name, "note": body.note, "derived_from": derived_from}
+    params = {**parameters, "affinity_run_id": run.id, "run": label}
     return start_job(runner, session, venue_id, "assignment", params, actor)
+
+
+def relabel(
+    session: Session, row: AssignmentRow, *, name: str | None, note: str | None, actor: str
+) -> AssignmentRow:
+    """Set a run's name and/or note (audited); commits."""
+    changes: dict[str, Any] = {}
+    if name is not None and name != row.name:
+        changes["name"] = {"from": row.name, "to": name}
+        row.name = name
+    if note is not None and note != row.note:
+        changes["note"] = {"from": row.note, "to": note}
+        row.note = note
+    if changes:
+        audit(
+            session,
+            row.venue_id,
+            actor,
+            "assignment.label",
+            assignment_id=row.id,
+            number=row.number,
+            **changes,
+        )
+    session.commit()
+    return row
+
+
+def resolve(
+    runner: JobRunner, session: Session, row: AssignmentRow, body: ResolveIn, actor: str
+) -> Job:
+    """Queue a solve with ``row``'s parameters (or the body's), labelled as its re-solve."""
+    parameters = body.parameters
+    if parameters is None:
+        try:
+            parameters = AssignmentIn.model_validate(row.parameters or {})
+        except ValidationError as error:
+            raise ApiError(
+                422,
+                "invalid_option",
+                f"run {row.id}'s stored parameters are not a valid solve any more: {error}; "
+                "send parameters",
+                field="parameters",
+            ) from error
+    parameters = parameters.model_copy(update={"name": body.name, "note": body.note})
+    label = f"#{row.number}" if row.number is not None else f"run {row.id}"
+    return start_assignment(
+        runner,
+        session,
+        row.venue_id,
+        parameters,
+        actor,
+        derived_from={
+            "kind": "re-solve",
+            "assignment_id": row.id,
+            "assignment_number": row.number,
+            "text": f"re-solve of {label}",
+        },
+    )
 
 
 def run_limits(session: Session, row: AssignmentRow) -> Limits:
@@ -140,10 +237,12 @@ def assignment_stats(
     per_paper["assigned"] = per_paper["assigned"].fillna(0).astype(np.int64)
     per_paper["demand"] = limits.demand_array(list(paper_ids))
     page = per_paper.iloc[offset : offset + limit]
+    titles = lookup(session, venue_id, [str(p) for p in page.index])
     papers = [
         json_safe(
             {
                 "paper_id": pid,
+                "paper_title": titles.title(str(pid)),
                 "demand": int(rec.demand),
                 "assigned": int(rec.assigned),
                 "min_score": float(rec.min_score),
@@ -260,12 +359,15 @@ def paper_view(
         problem=problem, selected=selected, objective=total, upper_bound=total, solver="stored"
     )
     best = next_best(problem, stored, n_alternates)
+    names = lookup(session, venue_id, [paper_id], [*assigned["reviewer_id"], *best["reviewer_id"]])
     return PaperAssignmentOut(
         paper_id=paper_id,
+        paper_title=names.title(paper_id),
         demand=int(demand),
         assigned=[
             PaperReviewerOut(
                 reviewer_id=r,
+                reviewer_name=names.name(r),
                 score=float(score),
                 pinned=bool(pinned),
                 load=loads.get(r, 0),
@@ -276,6 +378,7 @@ def paper_view(
         alternates=[
             PaperReviewerOut(
                 reviewer_id=r,
+                reviewer_name=names.name(r),
                 score=float(score),
                 rank=int(rank),
                 load=loads.get(r, 0),

@@ -5,7 +5,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    computed_field,
+    field_validator,
+    model_validator,
+)
 
 from api.ids import (
     VENUE_ID_MAX_LENGTH,
@@ -15,8 +23,9 @@ from api.ids import (
     ReviewerIdText,
     SafeText,
 )
+from api.runinfo import error_code, job_summary, log_entries, solve_summary
 from recommender.affinity.params import ScoringParams
-from services.params import AssignParams
+from services.params import DEFAULT_BID_WEIGHT, AssignParams
 from services.params import RequiredAttribute as RequiredAttribute  # re-exported
 
 Item = TypeVar("Item")
@@ -55,6 +64,14 @@ class VenueOut(BaseModel):
     created_at: datetime
     live_assignment_id: int | None = Field(
         default=None, description="the venue's live (published) assignment, if any"
+    )
+    papers: int = Field(default=0, description="submissions in the venue")
+    reviewers: int = Field(default=0, description="reviewers in the venue")
+    solve_defaults: dict[str, Any] | None = Field(
+        default=None,
+        description="chairs: the solve form's defaults (reviewers_per_paper, min_load, "
+        "max_load, fits), the max load raised to the smallest that fits the venue when the "
+        "default does not; null for viewers",
     )
 
 
@@ -108,6 +125,11 @@ class TokenInfoOut(BaseModel):
 class ReviewerOut(BaseModel):
     id: str
     name: str
+    display_name: str = Field(
+        default="",
+        description="what to call the reviewer: name, else the name in an OpenReview "
+        "profile id, else the id",
+    )
     email: str
     affiliation: str
     attributes: dict[str, str]
@@ -132,15 +154,22 @@ class UploadResult(BaseModel):
     total: int = Field(description="items of this kind now in the venue")
 
 
+class LogEntryOut(BaseModel):
+    time: str | None = Field(description="ISO 8601, UTC")
+    level: Literal["info", "warning", "error"]
+    message: str
+
+
 class JobOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
-    id: int
+    id: int = Field(description="global id (what URLs take)")
+    number: int | None = Field(description="1, 2, ... within the venue: job #number")
     venue_id: str
     kind: str
     state: Literal["queued", "running", "succeeded", "failed", "cancelled", "interrupted"]
     progress: float
     stage: str
-    log: list[str]
+    log: list[str] = Field(description="raw log lines; `entries` has them structured")
     params: dict[str, Any]
     result: dict[str, Any]
     error: str
@@ -150,6 +179,25 @@ class JobOut(BaseModel):
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+
+    @computed_field(description="the log as {time, level, message} entries")  # type: ignore[prop-decorator]
+    @property
+    def entries(self) -> list[LogEntryOut]:
+        return [LogEntryOut(**e) for e in log_entries(self.log, error=self.error)]
+
+    @computed_field(description="the job's parameters in one line")  # type: ignore[prop-decorator]
+    @property
+    def parameters_summary(self) -> str:
+        return job_summary(self.kind, self.params)
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="why it ended without a result: infeasible, stale_affinities, "
+        "no_assignment, invalid_input, internal_error, failed, cancelled, interrupted; null "
+        "otherwise"
+    )
+    @property
+    def error_code(self) -> str | None:
+        return error_code(self.state, self.error)
 
 
 class AffinityJobIn(BaseModel):
@@ -178,21 +226,30 @@ class AffinityModelsOut(BaseModel):
 
 
 class AffinityRunOut(BaseModel):
+    """The venue's latest affinity run; while there is none (a normal state), ``state`` is
+    ``none`` and the run's fields are null."""
+
     model_config = ConfigDict(from_attributes=True)
-    id: int
+    state: Literal["none", "current", "stale"] = Field(
+        default="current",
+        description="none: no scores yet; stale: reviewers or submissions were uploaded since",
+    )
+    id: int | None
     job_id: int | None
-    config: dict[str, Any]
-    n_papers: int
-    n_reviewers: int
-    top_n: int
-    statistics: dict[str, Any]
+    config: dict[str, Any] | None
+    n_papers: int | None
+    n_reviewers: int | None
+    top_n: int | None
+    statistics: dict[str, Any] | None
     stale: bool = Field(description="reviewers or submissions were uploaded since this run")
-    created_at: datetime
+    created_at: datetime | None
 
 
 class PairScoreOut(BaseModel):
     paper_id: str
+    paper_title: str = ""
     reviewer_id: str
+    reviewer_name: str = ""
     score: float
     conflict: list[str] | None = Field(
         description="conflict reasons, empty if none; null for roles that do not see them"
@@ -239,13 +296,62 @@ class AssignmentIn(AssignParams):
         description="never assign a (non-pinned) pair scoring below this",
     )
     require_attribute: RequiredAttributeIn | None = None
+    bid_weight: float = Field(
+        default=DEFAULT_BID_WEIGHT,
+        description="not a solve option here: the venue's bids are folded into scores when "
+        "affinities are computed (the affinity config's bid_weight); any other value than "
+        f"the default {DEFAULT_BID_WEIGHT} is refused",
+    )
+    alternates: int = Field(
+        default=0,
+        description="not a solve option here: a paper's next-best reviewers are listed live "
+        "(GET .../assignments/{id}/papers/{paper_id}?alternates=N and the edge browser); any "
+        "other value than 0 is refused",
+    )
+    name: SafeText = Field(
+        default="", max_length=200, exclude=True, description="the new run's name"
+    )
+    note: SafeText = Field(
+        default="", max_length=5000, exclude=True, description="a note on the new run"
+    )
+
+    @field_validator("bid_weight")
+    @classmethod
+    def _bids_fold_at_scoring(cls, value: float) -> float:
+        if value != DEFAULT_BID_WEIGHT:
+            raise ValueError(
+                "a solve does not fold bids: the venue's bids are folded into the scores "
+                "when affinities are computed, with the affinity config's bid_weight "
+                "(POST /venues/{venue_id}/affinity/jobs); Not Willing bids are never "
+                "assigned either way"
+            )
+        return value
+
+    @field_validator("alternates")
+    @classmethod
+    def _alternates_are_live(cls, value: int) -> int:
+        if value != 0:
+            raise ValueError(
+                "a run does not store alternates: list a paper's next-best reviewers with "
+                "GET /venues/{venue_id}/assignments/{id}/papers/{paper_id}?alternates=N or "
+                "the paper's edges"
+            )
+        return value
 
 
 class AssignmentOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
-    id: int
+    id: int = Field(description="global id (what URLs take)")
+    number: int | None = Field(description="1, 2, ... within the venue: run #number")
+    name: str = Field(description="the chairs' name for the run (editable)")
+    note: str = Field(description="the chairs' note on the run (editable)")
+    derived_from: dict[str, Any] | None = Field(
+        description="lineage: {kind: re-solve, assignment_id, assignment_number, text} or "
+        "{kind: rerun, job_id, job_number, text}; null for a fresh solve"
+    )
     venue_id: str
     job_id: int | None
+    job_number: int | None = Field(default=None, description="the solve job's venue number")
     affinity_run_id: int | None
     state: Literal["draft", "live", "superseded"] = Field(
         description="draft (chairs only, editable), live (published: what viewers see; one "
@@ -259,11 +365,36 @@ class AssignmentOut(BaseModel):
     deployed_by: str = Field(description="who last published it")
     superseded_at: datetime | None
 
+    @computed_field(description="the solve's options in one line")  # type: ignore[prop-decorator]
+    @property
+    def parameters_summary(self) -> str:
+        return solve_summary(self.parameters)
+
+
+class RunLabelIn(BaseModel):
+    """A run's name and note; a field left out keeps its value."""
+
+    name: SafeText | None = Field(default=None, max_length=200)
+    note: SafeText | None = Field(default=None, max_length=5000)
+
+
+class ResolveIn(BaseModel):
+    """Solve again from a run: its parameters (or ``parameters``, which replace them) with
+    the venue's current pins, forbids, conflicts and stored limits."""
+
+    name: SafeText = Field(default="", max_length=200)
+    note: SafeText = Field(default="", max_length=5000)
+    parameters: AssignmentIn | None = Field(
+        default=None, description="the solve options; null: the run's own"
+    )
+
 
 class AssignedPairOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
     paper_id: str
+    paper_title: str = ""
     reviewer_id: str
+    reviewer_name: str = ""
     score: float
     pinned: bool
 
@@ -319,7 +450,9 @@ class DeployIn(BaseModel):
 class ViolationOut(BaseModel):
     kind: Literal["conflict", "bid", "forbid", "pin", "max_load", "min_load", "demand"]
     paper_id: str | None
+    paper_title: str = ""
     reviewer_id: str | None
+    reviewer_name: str = ""
     detail: str
 
 
@@ -330,26 +463,32 @@ class CheckOut(BaseModel):
     version: int
     state: str
     total: int
-    violations: list[ViolationOut]
+    limit: int = 1000
+    offset: int = 0
+    violations: list[ViolationOut] = Field(description="violations[offset:offset + limit]")
 
 
 class PaperDemandOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
     paper_id: str
+    paper_title: str = ""
     demand: int
 
 
 class ReviewerMaxLoadOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
     reviewer_id: str
+    reviewer_name: str = ""
     max_load: int
 
 
 class ConflictOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
     paper_id: str
+    paper_title: str = ""
     reviewer_id: str
-    source: str
+    reviewer_name: str = ""
+    source: Literal["detected", "uploaded", "bid", "forbid"] | str
     reason: str
 
 
@@ -359,13 +498,16 @@ class AuditOut(BaseModel):
     venue_id: str | None
     actor: str
     action: str
+    summary: str = Field(default="", description="the entry in one sentence")
     detail: dict[str, Any]
     at: datetime
 
 
 class AssignmentStatsOut(BaseModel):
     load_histogram: dict[str, int] = Field(description="load -> number of reviewers with it")
-    papers: Page[dict[str, Any]] = Field(description="per paper: demand, assigned, min/mean score")
+    papers: Page[dict[str, Any]] = Field(
+        description="per paper: paper_id, paper_title, demand, assigned, min/mean score"
+    )
     unassigned_reviewers: list[str]
     papers_below_demand: int
     summary: dict[str, Any]
@@ -375,6 +517,7 @@ class PaperReviewerOut(BaseModel):
     """A reviewer of a paper in an assignment, with their load there."""
 
     reviewer_id: str
+    reviewer_name: str = ""
     score: float
     pinned: bool = False
     rank: int | None = Field(default=None, description="alternates only: 1 = best")
@@ -386,6 +529,7 @@ class PaperAssignmentOut(BaseModel):
     """A paper's assigned reviewers and the next-best reviewers who could still take it."""
 
     paper_id: str
+    paper_title: str = ""
     demand: int | None
     assigned: list[PaperReviewerOut]
     alternates: list[PaperReviewerOut] = Field(

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import MappingProxyType
 from typing import Any, TypeVar
 
 import pandas as pd
-from fastapi import HTTPException, status
+from fastapi import HTTPException
 from sqlalchemy import Select, func, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from api.errors import ApiError
 from api.jobs import JobRunner
 from api.models import (
     AffinityRun,
@@ -25,6 +27,9 @@ from api.models import (
     Venue,
     utcnow,
 )
+from api.runinfo import STALE_PREFIX as STALE_PREFIX
+from api.runinfo import stale_message as stale_message
+from api.search_keys import display_name, id_key, text_key
 from recommender.corpus import Publication, Reviewer, Submission
 
 Row = TypeVar("Row")
@@ -49,6 +54,8 @@ def reviewer_to_row(venue_id: str, reviewer: Reviewer) -> dict[str, Any]:
             for p in reviewer.publications
         ],
         "updated_at": utcnow(),
+        "id_key": id_key(reviewer.id),
+        "text_key": text_key(display_name(reviewer.id, reviewer.name)),
     }
 
 
@@ -84,6 +91,8 @@ def submission_to_row(venue_id: str, submission: Submission) -> dict[str, Any]:
         "author_ids": list(submission.author_ids),
         "author_affiliations": list(submission.author_affiliations),
         "updated_at": utcnow(),
+        "id_key": id_key(submission.id),
+        "text_key": text_key(submission.title),
     }
 
 
@@ -162,23 +171,28 @@ def start_job(
     rerun_of: int | None = None,
 ) -> Job:
     """Create a queued job row (committed, with its audit entry) and hand it to the runner."""
-    job = Job(
-        venue_id=venue_id,
-        kind=kind,
-        params=params,
-        created_by=actor,
-        rerun_of=rerun_of,
-        log=[],
-        result={},
+    job = add_numbered(
+        session,
+        Job,
+        venue_id,
+        lambda number: Job(
+            venue_id=venue_id,
+            number=number,
+            kind=kind,
+            params=params,
+            created_by=actor,
+            rerun_of=rerun_of,
+            log=[],
+            result={},
+        ),
     )
-    session.add(job)
-    session.flush()
     audit(
         session,
         venue_id,
         actor,
         f"job.{kind}.start",
         job_id=job.id,
+        job_number=job.number,
         params=params,
         rerun_of=rerun_of,
     )
@@ -186,6 +200,32 @@ def start_job(
     runner.submit(job.id)
     session.refresh(job)
     return job
+
+
+def add_numbered(
+    session: Session, model: Any, venue_id: str, make: Callable[[int], Row], attempts: int = 5
+) -> Row:
+    """Add the row ``make(number)`` with the venue's next ``number`` (1, 2, ...) and flush
+    it. A concurrent request taking the same number (the unique index refuses it) makes
+    this one try the next, in a savepoint, so the caller's transaction survives."""
+    for attempt in range(attempts):
+        number = (
+            session.scalar(
+                select(func.coalesce(func.max(model.number), 0)).where(model.venue_id == venue_id)
+            )
+            or 0
+        ) + 1
+        row = make(int(number))
+        try:
+            with session.begin_nested():
+                session.add(row)
+                session.flush()
+        except IntegrityError:
+            if attempt == attempts - 1:
+                raise
+            continue
+        return row
+    raise AssertionError("unreachable")
 
 
 def paginate(
@@ -197,7 +237,7 @@ def paginate(
 
 
 def not_found(what: str, identifier: object) -> HTTPException:
-    return HTTPException(status.HTTP_404_NOT_FOUND, f"{what} {identifier!r} not found")
+    return ApiError(404, "not_found", f"{what} {identifier!r} not found")
 
 
 def latest_run(session: Session, venue_id: str) -> AffinityRun | None:
@@ -212,12 +252,41 @@ def latest_run(session: Session, venue_id: str) -> AffinityRun | None:
 def require_run(session: Session, venue_id: str) -> AffinityRun:
     run = latest_run(session, venue_id)
     if run is None:
-        raise HTTPException(
-            status.HTTP_409_CONFLICT,
+        raise ApiError(
+            409,
+            "no_affinities",
             f"venue {venue_id!r} has no affinities yet: "
             f"POST /venues/{venue_id}/affinity/jobs first",
         )
     return run
+
+
+def unscored_papers(session: Session, venue_id: str, run_id: int) -> list[str]:
+    """The venue's papers without any stored score in affinity run ``run_id`` (uploaded
+    after it): no solve can give them reviewers until affinity is recomputed."""
+    scored = select(AffinityScore.paper_id).where(
+        AffinityScore.run_id == run_id, AffinityScore.paper_id == SubmissionRow.id
+    )
+    return list(
+        session.scalars(
+            select(SubmissionRow.id)
+            .where(SubmissionRow.venue_id == venue_id, ~scored.exists())
+            .order_by(SubmissionRow.id)
+        )
+    )
+
+
+def unscored_reviewer_count(session: Session, venue_id: str, run_id: int) -> int:
+    """How many of the venue's reviewers have no stored score in affinity run ``run_id``."""
+    scored = select(AffinityScore.reviewer_id).where(
+        AffinityScore.run_id == run_id, AffinityScore.reviewer_id == ReviewerRow.id
+    )
+    return int(
+        session.scalar(
+            select(func.count()).where(ReviewerRow.venue_id == venue_id, ~scored.exists())
+        )
+        or 0
+    )
 
 
 def require_paper(session: Session, venue_id: str, paper_id: str) -> SubmissionRow:

@@ -13,20 +13,24 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import delete, insert
 
 from api.explain import saved_model_dir
 from api.jobs import Handler, JobCancelled, JobContext, JobFailed
 from api.limits import read_stored_limits, resolve_limits
-from api.models import AffinityRun, AffinityScore, AssignmentPair, AssignmentRow, Conflict
+from api.models import AffinityRun, AffinityScore, AssignmentPair, AssignmentRow, Conflict, Job
 from api.store import (
+    add_numbered,
     bids_frame,
     conflicts_frame,
     corpus_version,
     load_corpus,
     pins_frame,
     scores_frame,
+    stale_message,
+    unscored_papers,
+    unscored_reviewer_count,
 )
 from recommender.affinity.options import RunOptions
 from recommender.affinity.params import ScoringParams
@@ -264,10 +268,27 @@ def _write_affinity_run(
         session.commit()
 
 
+class RunLabel(BaseModel):
+    """What the chair calls a run and where it comes from (not solve options)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = ""
+    note: str = ""
+    # {"kind": "re-solve", "assignment_id": N}: the run this solve starts from
+    derived_from: dict[str, Any] | None = None
+
+
 class AssignmentJobParams(AssignParams):
-    """The assignment job's parameters: the solve request plus the affinity run it reads."""
+    """The assignment job's parameters: the solve request, the affinity run it reads and
+    the new run's label."""
 
     affinity_run_id: int
+    run: RunLabel = Field(default_factory=RunLabel)
+
+
+# solve options a run does not store: the API refuses them (api.schemas.AssignmentIn)
+NOT_STORED = frozenset({"bid_weight", "alternates"})
 
 
 def assignment_handler() -> Handler:
@@ -301,7 +322,21 @@ def assignment_handler() -> Handler:
             # win over its defaults (as files over flags on the command line)
             stored = read_stored_limits(session, ctx.venue_id)
             limits = resolve_limits(
-                session, ctx.venue_id, params.model_dump(exclude={"affinity_run_id"}), stored
+                session, ctx.venue_id, params.model_dump(exclude={"affinity_run_id", "run"}), stored
+            )
+            unscored = unscored_papers(session, ctx.venue_id, run_row.id)
+            unscored_reviewers = unscored_reviewer_count(session, ctx.venue_id, run_row.id)
+            job_row = session.get(Job, ctx.job_id)
+            rerun_of = job_row.rerun_of if job_row is not None else None
+            original = session.get(Job, rerun_of) if rerun_of is not None else None
+        needing = [p for p in unscored if limits.demand_of(p) > 0]
+        if needing:
+            raise JobFailed(stale_message(ctx.venue_id, run_row.id, needing))
+        if unscored_reviewers:
+            ctx.log(
+                f"warning: {unscored_reviewers} reviewers have no scores in affinity run "
+                f"{run_row.id} (uploaded after it) and cannot be assigned: recompute affinity "
+                "to consider them"
             )
         source = f"affinity run {run_row.id}"
         try:
@@ -323,7 +358,9 @@ def assignment_handler() -> Handler:
             paper_ids=[s.id for s in submissions],
             reviewer_ids=[r.id for r in reviewers],
         )
-        params_only = AssignParams.model_validate(params.model_dump(exclude={"affinity_run_id"}))
+        params_only = AssignParams.model_validate(
+            params.model_dump(exclude={"affinity_run_id", "run"})
+        )
         ctx.progress(0.1, "building the assignment problem", force=True)
         try:
             # the solver's stage, incumbent and bound fill the job's 0.2-0.9 progress band;
@@ -334,6 +371,8 @@ def assignment_handler() -> Handler:
         except OptionError as error:
             raise JobFailed(f"{error.option}: {error.message}") from error
         except Infeasible as infeasible:
+            for cause in getattr(infeasible.diagnosis, "causes", []):
+                ctx.log(f"cause: {cause.message} (fix: {cause.relaxation})")
             raise JobFailed(f"infeasible: {infeasible.diagnosis}") from infeasible
         except NoAssignment as error:
             raise JobFailed(str(error)) from error
@@ -349,17 +388,36 @@ def assignment_handler() -> Handler:
         ctx.check_cancelled()
         ctx.progress(0.9, "writing the assignment", force=True)
         pairs = result.pairs()
+        derived_from = params.run.derived_from
+        if rerun_of is not None:
+            number = original.number if original is not None else None
+            derived_from = {
+                "kind": "rerun",
+                "job_id": rerun_of,
+                "job_number": number,
+                "text": f"rerun of job #{number if number is not None else rerun_of}",
+            }
+        summary = json_safe({**result.summary, "limits": limits.describe()})
+        for key in NOT_STORED:
+            summary.get("parameters", {}).pop(key, None)
         with ctx.session() as session:
-            row = AssignmentRow(
-                venue_id=ctx.venue_id,
-                job_id=ctx.job_id,
-                affinity_run_id=run_row.id,
-                state="draft",
-                parameters=params_only.model_dump(mode="json"),
-                summary=json_safe({**result.summary, "limits": limits.describe()}),
+            row = add_numbered(
+                session,
+                AssignmentRow,
+                ctx.venue_id,
+                lambda number: AssignmentRow(
+                    venue_id=ctx.venue_id,
+                    number=number,
+                    name=params.run.name,
+                    note=params.run.note,
+                    derived_from=derived_from,
+                    job_id=ctx.job_id,
+                    affinity_run_id=run_row.id,
+                    state="draft",
+                    parameters=params_only.model_dump(mode="json", exclude=set(NOT_STORED)),
+                    summary=summary,
+                ),
             )
-            session.add(row)
-            session.flush()
             pair_rows = [
                 {
                     "assignment_id": row.id,

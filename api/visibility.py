@@ -17,8 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from api.audit_text import summarize
 from api.auth import Principal
 from api.models import AuditEntry
+from api.names import Names
 
 PUBLIC_AUDIT_ACTIONS = frozenset({"assignment.deploy"})
 PUBLIC_AUDIT_DETAIL = ("assignment_id", "version", "previous_live_id", "rollback")
@@ -43,8 +45,11 @@ def audit_actions(principal: Principal, venue_id: str) -> frozenset[str] | None:
     return None if principal.sees_drafts(venue_id) else PUBLIC_AUDIT_ACTIONS
 
 
-def audit_view(entry: AuditEntry, principal: Principal, venue_id: str) -> dict[str, Any]:
-    """An audit entry as the caller may see it."""
+def audit_view(
+    entry: AuditEntry, principal: Principal, venue_id: str, names: Names | None = None
+) -> dict[str, Any]:
+    """An audit entry as the caller may see it, with its one-sentence ``summary`` (made
+    from what the caller sees only)."""
     detail = dict(entry.detail or {})
     if not principal.sees_drafts(venue_id):
         detail = {k: detail[k] for k in PUBLIC_AUDIT_DETAIL if k in detail}
@@ -53,6 +58,7 @@ def audit_view(entry: AuditEntry, principal: Principal, venue_id: str) -> dict[s
         "venue_id": entry.venue_id,
         "actor": entry.actor,
         "action": entry.action,
+        "summary": summarize(entry.action, detail, names or Names()),
         "detail": detail,
         "at": entry.at,
     }

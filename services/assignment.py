@@ -133,19 +133,74 @@ def check_options(params: AssignParams) -> None:
         )
 
 
+@dataclass(frozen=True)
+class Capacity:
+    """Totals of a solve by counting alone: reviews needed (``demand``), reviews the
+    reviewers can take (``capacity``), minimum loads; ``smallest_max_load`` is the least
+    default max load with which the totals fit (reviewers with their own max load keep it;
+    None when those alone decide and do not fit)."""
+
+    papers: int
+    reviewers: int
+    demand: int
+    capacity: int
+    min_load: int
+    smallest_max_load: int | None
+
+    @property
+    def fits(self) -> bool:
+        return self.demand <= self.capacity
+
+    @property
+    def shortfall(self) -> int:
+        return max(0, self.demand - self.capacity)
+
+
+def capacity(
+    params: AssignParams, paper_ids: Sequence[str], reviewer_ids: Sequence[str]
+) -> Capacity:
+    """The counting totals of a solve with ``params`` over these papers and reviewers (ids
+    of the maps that are not among them are ignored)."""
+    demand = sum(params.demand.get(p, params.reviewers_per_paper) for p in paper_ids)
+    own = [params.custom_max_load[r] for r in reviewer_ids if r in params.custom_max_load]
+    free = len(reviewer_ids) - len(own)
+    fixed = sum(own)
+    total = fixed + free * params.max_load
+    smallest: int | None
+    if free:
+        smallest = max(params.min_load, -(-max(0, demand - fixed) // free))
+    else:
+        smallest = params.max_load if demand <= fixed else None
+    min_total = sum(
+        min(params.min_load, params.custom_max_load.get(r, params.max_load)) for r in reviewer_ids
+    )
+    return Capacity(
+        papers=len(paper_ids),
+        reviewers=len(reviewer_ids),
+        demand=demand,
+        capacity=total,
+        min_load=min_total,
+        smallest_max_load=smallest,
+    )
+
+
 def capacity_shortfall(
     params: AssignParams, paper_ids: Sequence[str], reviewer_ids: Sequence[str]
 ) -> str | None:
     """Why no assignment can exist by counting alone (total demand over total capacity),
     in words; None when the totals allow one. Ids not in the venue are ignored here."""
-    demand = sum(params.demand.get(p, params.reviewers_per_paper) for p in paper_ids)
-    capacity = sum(params.custom_max_load.get(r, params.max_load) for r in reviewer_ids)
-    if demand <= capacity:
+    totals = capacity(params, paper_ids, reviewer_ids)
+    if totals.fits:
         return None
+    hint = (
+        f" (a max load of {totals.smallest_max_load} would fit)"
+        if totals.smallest_max_load is not None
+        else ""
+    )
     return (
-        f"{len(paper_ids)} papers need {demand} reviews in total, but {len(reviewer_ids)} "
-        f"reviewers can take at most {capacity}; raise max loads, add reviewers or lower "
-        "the demand"
+        f"{totals.papers} papers need {totals.demand} reviews in total, but "
+        f"{totals.reviewers} reviewers can take at most {totals.capacity}; raise max "
+        f"loads{hint}, add reviewers or lower the demand"
     )
 
 

@@ -5,7 +5,9 @@ Every edit is a change of the venue's pins (forced pairs) and forbids (chair-mad
 - **pin** (paper, reviewer): pin it; lift a forbid of it;
 - **forbid** (paper, reviewer): forbid it; drop a pin of it;
 - **swap** (paper, old -> new): forbid (paper, old) and unpin it, pin (paper, new) and lift a
-  forbid of it. The next solve keeps the new reviewer and never brings the old one back.
+  forbid of it. The next solve keeps the new reviewer and never brings the old one back;
+- **unpin** / **unforbid**: drop the pin / the forbid;
+- **assign** (one assignment only): lift a forbid of it; **remove**: no standing change.
 
 A face stores :class:`ConstraintEdit` in its own way (the API as pin and forbid rows, a file
 user as a constraints CSV via :func:`apply_edit`). :func:`edited_summary` recomputes the
@@ -57,6 +59,50 @@ def swap_edit(paper_id: str, remove_reviewer_id: str, add_reviewer_id: str) -> C
         raise ValueError("a swap needs two different reviewers")
     old, new = (paper_id, remove_reviewer_id), (paper_id, add_reviewer_id)
     return ConstraintEdit(pin=(new,), unforbid=(new,), forbid=(old,), unpin=(old,))
+
+
+def unpin_edit(paper_id: str, reviewer_id: str) -> ConstraintEdit:
+    return ConstraintEdit(unpin=((paper_id, reviewer_id),))
+
+
+def unforbid_edit(paper_id: str, reviewer_id: str) -> ConstraintEdit:
+    return ConstraintEdit(unforbid=((paper_id, reviewer_id),))
+
+
+def assign_edit(paper_id: str, reviewer_id: str) -> ConstraintEdit:
+    """Add a pair to one assignment only: a chair's forbid of it is lifted (adding it is an
+    explicit choice), nothing is pinned, so a re-solve may drop it."""
+    return ConstraintEdit(unforbid=((paper_id, reviewer_id),))
+
+
+def remove_edit(_paper_id: str, _reviewer_id: str) -> ConstraintEdit:
+    """Drop a pair from one assignment only: no standing change, so a re-solve may bring
+    it back (forbid it to keep it out)."""
+    return ConstraintEdit()
+
+
+EDITS = {
+    "pin": pin_edit,
+    "unpin": unpin_edit,
+    "forbid": forbid_edit,
+    "unforbid": unforbid_edit,
+    "assign": assign_edit,
+    "remove": remove_edit,
+}
+
+
+def standing_edit(
+    action: str, paper_id: str, reviewer_id: str, remove_reviewer_id: str | None = None
+) -> ConstraintEdit:
+    """The standing constraints an edit changes: ``action`` is one of :data:`EDITS` or
+    ``swap`` (``reviewer_id`` in, ``remove_reviewer_id`` out). ValueError otherwise."""
+    if action == "swap":
+        if remove_reviewer_id is None:
+            raise ValueError("a swap names the reviewer it removes")
+        return swap_edit(paper_id, remove_reviewer_id, reviewer_id)
+    if action not in EDITS:
+        raise ValueError(f"unknown edit {action!r}")
+    return EDITS[action](paper_id, reviewer_id)
 
 
 def apply_edit(

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, status
+from fastapi import APIRouter, Query, status
 from fastapi.responses import StreamingResponse
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from api.auth import ChairReader, Principal, Reader, Writer
 from api.dependencies import Explainers, Limit, Offset, Runner, RunOptionsDep, SessionDep
+from api.errors import ApiError
 from api.exports import ExportFormat, stream_rows
-from api.ids import PaperIdPath, ReviewerIdPath, VenueIdPath
+from api.ids import IdQuery, PaperIdPath, ReviewerIdPath, ReviewerIdQuery, VenueIdPath
 from api.models import AffinityScore, Conflict, Job
+from api.names import lookup, name_rows
 from api.pairs import pair_score
 from api.schemas import (
     AffinityJobIn,
@@ -53,12 +55,14 @@ def compute_affinities(
 ) -> Job:
     """Start computing the venue's affinities (and detecting conflicts) in the background.
     ``config`` holds scoring parameters only; the embedding model is named among the
-    server's (422 otherwise)."""
+    server's (422 ``invalid_option`` otherwise)."""
     if body.config.uses_embedding and body.config.model not in options.model_names():
-        raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_CONTENT,
+        raise ApiError(
+            422,
+            "invalid_option",
             f"config.model: unknown embedding model {body.config.model!r}; this server "
             f"offers {', '.join(options.model_names())}",
+            field="config.model",
         )
     params = {"config": body.config.to_dict(), "top_n": body.top_n}
     return start_job(runner, session, venue_id, "affinity", params, principal.name)
@@ -76,7 +80,9 @@ def affinity_models(
 
 
 def _run_out(session: Session, run: Any) -> AffinityRunOut:
+    stale = corpus_version(session, run.venue_id) != run.corpus_version
     return AffinityRunOut(
+        state="stale" if stale else "current",
         id=run.id,
         job_id=run.job_id,
         config=run.config,
@@ -84,7 +90,7 @@ def _run_out(session: Session, run: Any) -> AffinityRunOut:
         n_reviewers=run.n_reviewers,
         top_n=run.top_n,
         statistics=run.statistics,
-        stale=corpus_version(session, run.venue_id) != run.corpus_version,
+        stale=stale,
         created_at=run.created_at,
     )
 
@@ -93,14 +99,22 @@ def _run_out(session: Session, run: Any) -> AffinityRunOut:
 def get_affinity_run(
     venue_id: VenueIdPath, principal: Reader, session: SessionDep
 ) -> AffinityRunOut:
-    """The latest affinity run: configuration, score histogram and summary statistics
-    (404 while the venue has none)."""
+    """The latest affinity run: configuration, score histogram and summary statistics,
+    and whether uploads made it stale; ``state: none`` (the run's fields null) while the
+    venue has no scores yet."""
     run = latest_run(session, venue_id)
     if run is None:
-        raise HTTPException(
-            status.HTTP_404_NOT_FOUND,
-            f"venue {venue_id!r} has no affinity run yet: "
-            f"POST /venues/{venue_id}/affinity/jobs first",
+        return AffinityRunOut(
+            state="none",
+            id=None,
+            job_id=None,
+            config=None,
+            n_papers=None,
+            n_reviewers=None,
+            top_n=None,
+            statistics=None,
+            stale=False,
+            created_at=None,
         )
     return _run_out(session, run)
 
@@ -145,10 +159,13 @@ def _scored_page(
     pairs = [(r.paper_id, r.reviewer_id) for r in rows]
     marks = sees_marks(principal, venue_id)
     conflicts, bids = pair_marks(session, venue_id, pairs) if marks else ({}, {})
+    names = lookup(session, venue_id, [p for p, _ in pairs], [r for _, r in pairs])
     items = [
         PairScoreOut(
             paper_id=r.paper_id,
+            paper_title=names.title(r.paper_id),
             reviewer_id=r.reviewer_id,
+            reviewer_name=names.name(r.reviewer_id),
             score=r.score,
             conflict=conflicts.get((r.paper_id, r.reviewer_id), []) if marks else None,
             bid=bids.get((r.paper_id, r.reviewer_id)),
@@ -167,9 +184,12 @@ def top_reviewers(
     limit: Limit = 10,
     offset: Offset = 0,
 ) -> dict[str, Any]:
-    """Stored reviewers of a paper, best first, with conflicts and bids marked (chairs)."""
-    run = require_run(session, venue_id)
+    """Stored reviewers of a paper, best first, with conflicts and bids marked (chairs);
+    an empty page while the venue has no scores yet."""
     require_paper(session, venue_id, paper_id)
+    run = latest_run(session, venue_id)
+    if run is None:
+        return {"items": [], "total": 0, "limit": limit, "offset": offset}
     query = (
         select(AffinityScore.paper_id, AffinityScore.reviewer_id, AffinityScore.score)
         .where(AffinityScore.run_id == run.id, AffinityScore.paper_id == paper_id)
@@ -187,9 +207,12 @@ def top_papers(
     limit: Limit = 10,
     offset: Offset = 0,
 ) -> dict[str, Any]:
-    """Stored papers of a reviewer, best first, with conflicts and bids marked (chairs)."""
-    run = require_run(session, venue_id)
+    """Stored papers of a reviewer, best first, with conflicts and bids marked (chairs);
+    an empty page while the venue has no scores yet."""
     require_reviewer(session, venue_id, reviewer_id)
+    run = latest_run(session, venue_id)
+    if run is None:
+        return {"items": [], "total": 0, "limit": limit, "offset": offset}
     query = (
         select(AffinityScore.paper_id, AffinityScore.reviewer_id, AffinityScore.score)
         .where(AffinityScore.run_id == run.id, AffinityScore.reviewer_id == reviewer_id)
@@ -221,15 +244,39 @@ def list_conflicts(
     session: SessionDep,
     limit: Limit = 100,
     offset: Offset = 0,
+    paper_id: IdQuery = None,
+    reviewer_id: ReviewerIdQuery = None,
+    source: Annotated[
+        Literal["detected", "uploaded", "bid", "forbid"] | None,
+        Query(description="detected (profiles), uploaded (constraints), bid, forbid (chairs)"),
+    ] = None,
 ) -> dict[str, Any]:
-    """Conflicts of interest with their source and reason (chairs and admins only)."""
-    query = (
-        select(Conflict)
-        .where(Conflict.venue_id == venue_id)
-        .order_by(Conflict.paper_id, Conflict.reviewer_id, Conflict.source)
-    )
+    """Conflicts of interest with their source and reason, by paper then reviewer,
+    optionally of one paper, one reviewer or one source (chairs and admins only)."""
+    query = select(Conflict).where(Conflict.venue_id == venue_id)
+    if paper_id is not None:
+        query = query.where(Conflict.paper_id == paper_id)
+    if reviewer_id is not None:
+        query = query.where(Conflict.reviewer_id == reviewer_id)
+    if source is not None:
+        query = query.where(Conflict.source == source)
+    query = query.order_by(Conflict.paper_id, Conflict.reviewer_id, Conflict.source)
     items, total = paginate(session, query, limit, offset)
-    return {"items": items, "total": total, "limit": limit, "offset": offset}
+    rows = [
+        {
+            "paper_id": c.paper_id,
+            "reviewer_id": c.reviewer_id,
+            "source": c.source,
+            "reason": c.reason,
+        }
+        for c in items
+    ]
+    return {
+        "items": name_rows(session, venue_id, rows),
+        "total": total,
+        "limit": limit,
+        "offset": offset,
+    }
 
 
 @router.get("/venues/{venue_id}/conflicts/export", response_class=StreamingResponse)

@@ -21,12 +21,15 @@ from api.exports import ExportFormat, stream_rows
 from api.ids import IdQuery, PaperIdPath, ReviewerIdQuery, RowIdPath, VenueIdPath
 from api.limits import replace_max_loads
 from api.models import AssignmentPair, AssignmentRow
+from api.names import name_rows
 from api.publishing import publish, violations
 from api.runs import (
     assignment_stats,
     live_run,
     paper_view,
+    relabel,
     require_assignment,
+    resolve,
     start_assignment,
 )
 from api.schemas import (
@@ -39,6 +42,9 @@ from api.schemas import (
     JobOut,
     Page,
     PaperAssignmentOut,
+    ResolveIn,
+    RunLabelIn,
+    ViolationOut,
 )
 from api.store import audit, paginate, require_paper
 from api.uploads import CollectionPaused, SettingsDep, upload_bytes, upload_name
@@ -150,6 +156,40 @@ def get_assignment(
     return require_assignment(session, venue_id, assignment_id, principal)
 
 
+@router.patch("/venues/{venue_id}/assignments/{assignment_id}", response_model=AssignmentOut)
+def label_assignment(
+    venue_id: VenueIdPath,
+    assignment_id: RowIdPath,
+    body: RunLabelIn,
+    principal: Writer,
+    session: SessionDep,
+) -> AssignmentRow:
+    """Name a run or note something on it (any state; the pairs and the version do not
+    change)."""
+    row = require_assignment(session, venue_id, assignment_id, principal)
+    return relabel(session, row, name=body.name, note=body.note, actor=principal.name)
+
+
+@router.post(
+    "/venues/{venue_id}/assignments/{assignment_id}/resolve",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=JobOut,
+)
+def resolve_assignment(
+    venue_id: VenueIdPath,
+    assignment_id: RowIdPath,
+    body: ResolveIn,
+    runner: Runner,
+    principal: Writer,
+    session: SessionDep,
+) -> Any:
+    """Solve again from a run: its parameters (or ``parameters``), with the venue's pins,
+    forbids, conflicts and stored limits as they are now; the new draft records that it is
+    a re-solve of this run (``derived_from``). Refused like a new solve."""
+    row = require_assignment(session, venue_id, assignment_id, principal)
+    return resolve(runner, session, row, body, principal.name)
+
+
 @router.get(
     "/venues/{venue_id}/assignments/{assignment_id}/pairs", response_model=Page[AssignedPairOut]
 )
@@ -173,7 +213,21 @@ def list_pairs(
         AssignmentPair.paper_id, AssignmentPair.score.desc(), AssignmentPair.reviewer_id
     )
     items, total = paginate(session, query, limit, offset)
-    return {"items": items, "total": total, "limit": limit, "offset": offset}
+    rows = [
+        {
+            "paper_id": p.paper_id,
+            "reviewer_id": p.reviewer_id,
+            "score": p.score,
+            "pinned": p.pinned,
+        }
+        for p in items
+    ]
+    return {
+        "items": name_rows(session, venue_id, rows),
+        "total": total,
+        "limit": limit,
+        "offset": offset,
+    }
 
 
 @router.get(
@@ -240,18 +294,27 @@ def export_assignment(
 
 @router.get("/venues/{venue_id}/assignments/{assignment_id}/check", response_model=CheckOut)
 def check_assignment(
-    venue_id: VenueIdPath, assignment_id: RowIdPath, principal: ChairReader, session: SessionDep
+    venue_id: VenueIdPath,
+    assignment_id: RowIdPath,
+    principal: ChairReader,
+    session: SessionDep,
+    limit: Limit = 1000,
+    offset: Offset = 0,
 ) -> CheckOut:
     """Every hard constraint of the venue, as it is now, that the run breaks: what
-    publishing it would refuse (chairs and admins only)."""
+    publishing it would refuse (chairs and admins only); ``limit``/``offset`` page the
+    list, ``total`` counts it whole."""
     row = require_assignment(session, venue_id, assignment_id, principal)
     found = violations(session, row)
+    page = [v.to_dict() for v in found[offset : offset + limit]]
     return CheckOut(
         assignment_id=row.id,
         version=row.version,
         state=row.state,
         total=len(found),
-        violations=[v.to_dict() for v in found[:1000]],
+        limit=limit,
+        offset=offset,
+        violations=[ViolationOut(**v) for v in name_rows(session, venue_id, page)],
     )
 
 

@@ -27,6 +27,7 @@ from api.ids import (
 )
 from api.models import Bid, Conflict, Pin, ReviewerRow, SubmissionRow
 from api.schemas import Page, ReviewerOut, SubmissionOut, UploadResult
+from api.search_keys import display_name
 from api.store import (
     audit,
     bump_corpus_version,
@@ -340,6 +341,7 @@ def _reviewer_out(row: ReviewerRow) -> ReviewerOut:
     return ReviewerOut(
         id=row.id,
         name=row.name,
+        display_name=display_name(row.id, row.name),
         email=row.email,
         affiliation=row.affiliation,
         attributes=row.attributes,

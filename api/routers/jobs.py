@@ -9,12 +9,13 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, Query, status
+from fastapi import APIRouter, Query, status
 from sqlalchemy import false, select
 from sqlalchemy.orm import Session
 
 from api.auth import Principal, Reader, Writer
 from api.dependencies import Limit, Offset, Runner, SessionDep
+from api.errors import ApiError
 from api.ids import RowIdPath, VenueIdPath
 from api.jobs import FINAL_STATES
 from api.models import Job
@@ -87,7 +88,9 @@ def cancel_job(
     """Ask a queued or running job to stop; it ends ``cancelled`` without writing a result."""
     job = require_job(session, venue_id, job_id, principal)
     if job.state in FINAL_STATES:
-        raise HTTPException(status.HTTP_409_CONFLICT, f"job {job_id} already ended ({job.state})")
+        raise ApiError(
+            409, "job_ended", f"job {job_id} already ended ({job.state})", state=job.state
+        )
     job.cancel_requested = True
     audit(session, venue_id, principal.name, "job.cancel", job_id=job_id)
     session.commit()
@@ -110,7 +113,7 @@ def rerun_job(
     """Start a new job with the parameters of an ended one (e.g. an interrupted job)."""
     job = require_job(session, venue_id, job_id, principal)
     if job.state not in FINAL_STATES:
-        raise HTTPException(status.HTTP_409_CONFLICT, f"job {job_id} is still {job.state}")
+        raise ApiError(409, "job_not_ended", f"job {job_id} is still {job.state}", state=job.state)
     return start_job(
         runner, session, venue_id, job.kind, dict(job.params), principal.name, rerun_of=job.id
     )

@@ -20,7 +20,9 @@ from api.dependencies import Limit, Offset, SessionDep
 from api.ids import PaperIdPath, ReviewerIdPath, VenueIdPath
 from api.limits import replace_demands, replace_max_loads
 from api.models import PaperDemand, ReviewerMaxLoad
+from api.names import name_rows
 from api.schemas import Page, PaperDemandOut, ReviewerMaxLoadOut, UploadResult
+from api.search_keys import display_name
 from api.store import audit, not_found, paginate, require_paper, require_reviewer
 from api.uploads import CollectionPaused, SettingsDep, upload_bytes, upload_name
 from recommender.io import read_custom_max_papers, read_demand
@@ -77,7 +79,13 @@ def list_paper_demands(
         select(PaperDemand).where(PaperDemand.venue_id == venue_id).order_by(PaperDemand.paper_id)
     )
     items, total = paginate(session, query, limit, offset)
-    return {"items": items, "total": total, "limit": limit, "offset": offset}
+    rows = [{"paper_id": d.paper_id, "demand": d.demand} for d in items]
+    return {
+        "items": name_rows(session, venue_id, rows),
+        "total": total,
+        "limit": limit,
+        "offset": offset,
+    }
 
 
 @router.put("/venues/{venue_id}/paper-demands/{paper_id}", response_model=PaperDemandOut)
@@ -87,9 +95,9 @@ def set_paper_demand(
     body: DemandIn,
     principal: Writer,
     session: SessionDep,
-) -> PaperDemand:
-    """Set one paper's demand."""
-    require_paper(session, venue_id, paper_id)
+) -> PaperDemandOut:
+    """Set one paper's demand (it overrides each solve's ``reviewers_per_paper``)."""
+    paper = require_paper(session, venue_id, paper_id)
     row = session.get(PaperDemand, (venue_id, paper_id))
     if row is None:
         row = PaperDemand(venue_id=venue_id, paper_id=paper_id, demand=body.demand)
@@ -105,7 +113,7 @@ def set_paper_demand(
         demand=body.demand,
     )
     session.commit()
-    return row
+    return PaperDemandOut(paper_id=paper_id, paper_title=paper.title, demand=body.demand)
 
 
 @router.delete("/venues/{venue_id}/paper-demands/{paper_id}", response_model=DeletedOut)
@@ -168,7 +176,13 @@ def list_reviewer_max_loads(
         .order_by(ReviewerMaxLoad.reviewer_id)
     )
     items, total = paginate(session, query, limit, offset)
-    return {"items": items, "total": total, "limit": limit, "offset": offset}
+    rows = [{"reviewer_id": m.reviewer_id, "max_load": m.max_load} for m in items]
+    return {
+        "items": name_rows(session, venue_id, rows),
+        "total": total,
+        "limit": limit,
+        "offset": offset,
+    }
 
 
 @router.put(
@@ -180,9 +194,9 @@ def set_reviewer_max_load(
     body: MaxLoadIn,
     principal: Writer,
     session: SessionDep,
-) -> ReviewerMaxLoad:
-    """Set one reviewer's max load."""
-    require_reviewer(session, venue_id, reviewer_id)
+) -> ReviewerMaxLoadOut:
+    """Set one reviewer's max load, their quota (it overrides each solve's ``max_load``)."""
+    reviewer = require_reviewer(session, venue_id, reviewer_id)
     row = session.get(ReviewerMaxLoad, (venue_id, reviewer_id))
     if row is None:
         row = ReviewerMaxLoad(venue_id=venue_id, reviewer_id=reviewer_id, max_load=body.max_load)
@@ -198,7 +212,11 @@ def set_reviewer_max_load(
         max_load=body.max_load,
     )
     session.commit()
-    return row
+    return ReviewerMaxLoadOut(
+        reviewer_id=reviewer_id,
+        reviewer_name=display_name(reviewer_id, reviewer.name),
+        max_load=body.max_load,
+    )
 
 
 @router.delete("/venues/{venue_id}/reviewer-max-loads/{reviewer_id}", response_model=DeletedOut)

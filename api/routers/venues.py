@@ -5,12 +5,15 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, status
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from api.audit_text import named_ids
 from api.auth import (
     Admin,
+    ChairReader,
     CurrentPrincipal,
+    Principal,
     Reader,
     TokenError,
     aware,
@@ -21,24 +24,50 @@ from api.auth import (
     revoke_token,
     token_state,
 )
+from api.capacity import capacity_check, solve_defaults
 from api.dependencies import Limit, Offset, SessionDep
+from api.errors import ApiError
 from api.ids import RowIdPath, TextQuery, VenueIdPath
-from api.models import ApiToken, AssignmentRow, AuditEntry, Venue
-from api.schemas import AuditOut, MeOut, Page, TokenIn, TokenInfoOut, TokenOut, VenueIn, VenueOut
+from api.models import ApiToken, AssignmentRow, AuditEntry, ReviewerRow, SubmissionRow, Venue
+from api.names import lookup
+from api.page_schemas import CapacityOut
+from api.schemas import (
+    AssignmentIn,
+    AuditOut,
+    MeOut,
+    Page,
+    TokenIn,
+    TokenInfoOut,
+    TokenOut,
+    VenueIn,
+    VenueOut,
+)
 from api.store import audit, paginate
 from api.visibility import audit_actions, audit_view
 
 router = APIRouter(tags=["venues"])
 
 
-def _venue_out(session: Session, venue: Venue) -> VenueOut:
+def _count(session: Session, model: Any, venue_id: str) -> int:
+    return int(session.scalar(select(func.count()).where(model.venue_id == venue_id)) or 0)
+
+
+def _venue_out(session: Session, venue: Venue, principal: Principal) -> VenueOut:
     live = session.scalar(
         select(AssignmentRow.id).where(
             AssignmentRow.venue_id == venue.id, AssignmentRow.state == "live"
         )
     )
     return VenueOut(
-        id=venue.id, name=venue.name, created_at=venue.created_at, live_assignment_id=live
+        id=venue.id,
+        name=venue.name,
+        created_at=venue.created_at,
+        live_assignment_id=live,
+        papers=_count(session, SubmissionRow, venue.id),
+        reviewers=_count(session, ReviewerRow, venue.id),
+        solve_defaults=solve_defaults(session, venue.id)
+        if principal.sees_drafts(venue.id)
+        else None,
     )
 
 
@@ -59,13 +88,13 @@ def who_am_i(principal: CurrentPrincipal) -> MeOut:
 def create_venue(body: VenueIn, principal: Admin, session: SessionDep) -> VenueOut:
     """Create a venue (global admin only)."""
     if session.get(Venue, body.id) is not None:
-        raise HTTPException(status.HTTP_409_CONFLICT, f"venue {body.id!r} already exists")
+        raise ApiError(409, "venue_exists", f"venue {body.id!r} already exists")
     venue = Venue(id=body.id, name=body.name or body.id)
     session.add(venue)
     session.flush()
     audit(session, body.id, principal.name, "venue.create", name=venue.name)
     session.commit()
-    return _venue_out(session, venue)
+    return _venue_out(session, venue, principal)
 
 
 @router.get("/venues", response_model=Page[VenueOut])
@@ -78,7 +107,7 @@ def list_venues(
         query = query.where(Venue.id == principal.venue_id)
     items, total = paginate(session, query, limit, offset)
     return {
-        "items": [_venue_out(session, v) for v in items],
+        "items": [_venue_out(session, v, principal) for v in items],
         "total": total,
         "limit": limit,
         "offset": offset,
@@ -90,7 +119,32 @@ def get_venue(venue_id: VenueIdPath, principal: Reader, session: SessionDep) -> 
     """A venue, with the id of its live assignment (null while none is published)."""
     venue = session.get(Venue, venue_id)
     assert venue is not None  # checked by the Reader dependency
-    return _venue_out(session, venue)
+    return _venue_out(session, venue, principal)
+
+
+@router.get("/venues/{venue_id}/capacity", response_model=CapacityOut)
+def check_capacity(
+    venue_id: VenueIdPath,
+    principal: ChairReader,
+    session: SessionDep,
+    reviewers_per_paper: Annotated[int, Query(ge=0, le=1000)] = 3,
+    min_load: Annotated[int, Query(ge=0, le=10_000)] = 0,
+    max_load: Annotated[int, Query(ge=0, le=100_000)] = 6,
+) -> dict[str, Any]:
+    """Whether a solve with these options fits by counting alone, with the venue's stored
+    paper demands and reviewer max loads counted (the same count that refuses a solve
+    with 409 ``over_capacity``), and the smallest max load that would fit (chairs)."""
+    if min_load > max_load:
+        raise ApiError(
+            422,
+            "validation_error",
+            f"min_load: {min_load} exceeds the maximum load {max_load}; no reviewer could "
+            "meet both",
+        )
+    body = AssignmentIn(
+        reviewers_per_paper=reviewers_per_paper, min_load=min_load, max_load=max_load
+    )
+    return capacity_check(session, venue_id, body)
 
 
 @router.post(
@@ -208,8 +262,15 @@ def list_audit(
     if actions is not None:
         query = query.where(AuditEntry.action.in_(sorted(actions)))
     items, total = paginate(session, query, limit, offset)
+    ids = [named_ids(e.detail or {}) for e in items]
+    names = lookup(
+        session,
+        venue_id,
+        [p for papers, _ in ids for p in papers],
+        [r for _, rs in ids for r in rs],
+    )
     return {
-        "items": [audit_view(e, principal, venue_id) for e in items],
+        "items": [audit_view(e, principal, venue_id, names) for e in items],
         "total": total,
         "limit": limit,
         "offset": offset,

@@ -46,13 +46,17 @@ def test_me_names_the_calling_token(api: Api) -> None:
     assert api.client.get("/me").status_code == 401
 
 
-def test_affinity_run_is_404_until_computed(api: Api) -> None:
+def test_no_affinity_run_yet_is_a_state_not_an_error(api: Api) -> None:
     venue, chair, _viewer = api.new_venue()
     missing = api.call("GET", f"/venues/{venue}/affinity", chair)
-    assert missing.status_code == 404
-    assert "no affinity run yet" in missing.json()["detail"]
+    assert missing.status_code == 200
+    assert missing.json()["state"] == "none" and missing.json()["id"] is None
     load_venue(api, venue, chair)
-    assert api.call("GET", f"/venues/{venue}/affinity", chair).status_code == 200
+    current = api.call("GET", f"/venues/{venue}/affinity", chair).json()
+    assert current["state"] == "current" and current["n_papers"] == 4
+    more = [{"id": "P9", "title": "New", "abstract": "late", "authors": []}]
+    assert api.call("POST", f"/venues/{venue}/submissions", chair, json=more).status_code == 200
+    assert api.call("GET", f"/venues/{venue}/affinity", chair).json()["state"] == "stale"
 
 
 def test_pin_that_overfills_is_refused_unless_forced(api: Api) -> None:

@@ -70,7 +70,7 @@ def test_stored_demand_is_uploaded_listed_replaced_and_used_by_every_solve(api: 
     assert _upload(api, venue, chair, "paper-demands", b"P4,2\n").status_code == 200
     assert _listed(api, venue, chair, "paper-demands") == {"P4": 2}
     put = api.call("PUT", f"/venues/{venue}/paper-demands/P3", chair, json={"demand": 0})
-    assert put.json() == {"paper_id": "P3", "demand": 0}
+    assert put.json() == {"paper_id": "P3", "paper_title": "Offline policy learning", "demand": 0}
     assert _per(_solve(api, venue, chair)["pairs"], 0) == {"P1": 1, "P2": 1, "P4": 2}
     deleted = api.call("DELETE", f"/venues/{venue}/paper-demands/P3", chair)
     assert deleted.json() == {"deleted": 1}

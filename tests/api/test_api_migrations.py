@@ -17,7 +17,7 @@ from sqlalchemy import inspect, select, text
 from api.app import create_app
 from api.auth import hash_secret
 from api.db import Database, alembic_config, migrate
-from api.models import ApiToken, AssignmentRow, Base
+from api.models import ApiToken, AssignmentRow, Base, Job
 from api.settings import Settings
 
 
@@ -100,6 +100,85 @@ def test_0002_keeps_existing_data_and_downgrades(empty_database_url: str) -> Non
         with database.engine.connect() as connection:
             states = set(connection.execute(text("SELECT state FROM assignments")).scalars())
             assert states == {"deployed", "draft", "superseded"}
+        migrate(database.engine)
+    finally:
+        database.dispose()
+
+
+def test_0003_backfills_keys_and_numbers_and_downgrades(empty_database_url: str) -> None:
+    """A 0002 database with reviewers (one named only by its OpenReview id), submissions,
+    jobs and runs of two venues upgrades to head: search keys filled, jobs and runs
+    numbered per venue in id order, runs unnamed; and back to 0002 with the data kept."""
+    from api.search import search
+
+    database = Database(empty_database_url)
+    now = datetime.now(UTC)
+    try:
+        migrate(database.engine, "0002")
+        with database.engine.begin() as connection:
+            for venue in ("va", "vb"):
+                connection.execute(
+                    text(
+                        "INSERT INTO venues (id, name, corpus_version, created_at) "
+                        "VALUES (:v, :v, 0, :now)"
+                    ),
+                    {"v": venue, "now": now},
+                )
+            connection.execute(
+                text(
+                    "INSERT INTO reviewers (venue_id, id, name, email, affiliation, attributes, "
+                    "publications, updated_at) VALUES ('va', 'Ada_Lovelace1', '', '', '', '{}', "
+                    "'[]', :now), ('va', 'r2', 'Grace Hopper', '', '', '{}', '[]', :now)"
+                ),
+                {"now": now},
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO submissions (venue_id, id, title, abstract, authors, source, "
+                    "author_emails, author_ids, author_affiliations, updated_at) VALUES "
+                    "('va', 'P1', 'Über Graphs', '', '[]', '', '[]', '[]', '[]', :now)"
+                ),
+                {"now": now},
+            )
+            for venue in ("va", "vb", "va"):
+                connection.execute(
+                    text(
+                        "INSERT INTO jobs (venue_id, kind, state, progress, stage, log, params, "
+                        "result, error, cancel_requested, created_by, created_at) VALUES "
+                        "(:v, 'affinity', 'succeeded', 1, 'done', '[]', '{}', '{}', '', :no, "
+                        "'x', :now)"
+                    ),
+                    {"v": venue, "now": now, "no": False},
+                )
+                connection.execute(
+                    text(
+                        "INSERT INTO assignments (venue_id, state, version, parameters, summary, "
+                        "created_at, deployed_by) VALUES (:v, 'draft', 1, '{}', '{}', :now, '')"
+                    ),
+                    {"v": venue, "now": now},
+                )
+        migrate(database.engine)
+        with database.session() as session:
+            jobs = [(j.venue_id, j.number) for j in session.scalars(select(Job).order_by(Job.id))]
+            assert jobs == [("va", 1), ("vb", 1), ("va", 2)]
+            runs = list(session.scalars(select(AssignmentRow).order_by(AssignmentRow.id)))
+            assert [(r.venue_id, r.number, r.name, r.note) for r in runs] == [
+                ("va", 1, "", ""),
+                ("vb", 1, "", ""),
+                ("va", 2, "", ""),
+            ]
+            found = search(session, "va", "reviewers", "lovelace", 10, 0)["items"]
+            assert [(i["id"], i["name"], i["match"]) for i in found] == [
+                ("Ada_Lovelace1", "Ada Lovelace", "word")
+            ]
+            assert search(session, "va", "papers", "uber", 10, 0)["items"][0]["id"] == "P1"
+        command.downgrade(alembic_config(database.engine), "0002")
+        with database.engine.connect() as connection:
+            columns = {c["name"] for c in inspect(connection).get_columns("assignments")}
+            assert "number" not in columns and "name" not in columns
+            assert "assignment_edits" not in inspect(connection).get_table_names()
+            assert connection.execute(text("SELECT count(*) FROM reviewers")).scalar() == 2
+            assert connection.execute(text("SELECT count(*) FROM jobs")).scalar() == 3
         migrate(database.engine)
     finally:
         database.dispose()

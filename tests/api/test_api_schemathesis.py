@@ -72,6 +72,11 @@ def _check(case: Any) -> None:
     assert response.status_code < 500, (
         f"{case.method} {case.formatted_path}: {response.status_code} {response.text[:500]}"
     )
+    if 400 <= response.status_code < 500:
+        # every client error names a stable code for programs (docs/page-api.md)
+        assert "code" in response.json(), (
+            f"{case.method} {case.formatted_path}: {response.status_code} {response.text[:500]}"
+        )
 
 
 def test_no_server_errors(fuzz_schema: Any) -> None:

@@ -144,6 +144,9 @@ def corpus(w: World, role: str, cell: str) -> None:
     assert _ok(w.get(role, f"{w.base}/submissions"))["total"] == 4
     assert _ok(w.get(role, f"{w.base}/reviewers/Grace_Graph1"))["name"] == "Grace Graph"
     assert _ok(w.get(role, f"{w.base}/submissions/P1"))["id"] == "P1"
+    assert _ok(w.get(role, f"{w.base}/search/papers", q="graph"))["items"][0]["id"] == "P1"
+    found = _ok(w.get(role, f"{w.base}/search/reviewers", q="grace"))["items"]
+    assert found[0]["id"] == "Grace_Graph1"
 
 
 def affinity(w: World, role: str, cell: str) -> None:
@@ -168,27 +171,58 @@ def marks(w: World, role: str, cell: str) -> None:
     assert (pair["conflict"] == ["bid: bid Not Willing"]) == visible
     rita = _ok(w.get(role, f"{w.base}/affinity/pairs/P3/Rita_Reinforce1"))
     assert bool(rita["conflict"] and "author" in rita["conflict"][0]) == visible
-    for path in (f"{w.base}/conflicts", f"{w.base}/conflicts/export"):
+    for path in (
+        f"{w.base}/conflicts",
+        f"{w.base}/conflicts/export",
+        f"{w.base}/bids/overview",
+        f"{w.base}/assignments/{w.live}/bids",
+    ):
         assert w.get(role, path).status_code == (200 if visible else 403)
+    edges = _ok(w.get(role, f"{w.base}/assignments/{w.live}/papers/P1/edges"))["items"]
+    lena = next(e for e in edges if e["reviewer_id"] == "Lena_Language1")
+    assert (lena["bid"] == "Not Willing") == visible
+    assert (lena["conflict"] is None) == (not visible) and (lena["can_add"] is None) == (
+        not visible
+    )
 
 
 def limits(w: World, role: str, cell: str) -> None:
-    visible = cell == "yes"
+    visible = cell.startswith("yes")
     for path, key in (("paper-demands", "paper_id"), ("reviewer-max-loads", "reviewer_id")):
         response = w.get(role, f"{w.base}/{path}")
         assert response.status_code == (200 if visible else 403)
         if visible:
             assert len(response.json()["items"]) == 1 and key in response.json()["items"][0]
+    assert w.get(role, f"{w.base}/capacity").status_code == (200 if visible else 403)
+    assert (_ok(w.get(role, w.base))["solve_defaults"] is not None) == visible
+    loads = _ok(w.get(role, f"{w.base}/assignments/{w.live}/reviewers", limit=10))["items"]
+    grace = next(r for r in loads if r["reviewer_id"] == "Grace_Graph1")
+    assert (grace["stored_max_load"] == 4) == visible
+    assert (grace["stored_max_load"] is None) == (not visible)
+
+
+RUN_VIEWS = [
+    "",
+    "/pairs",
+    "/stats",
+    "/papers/P1",
+    "/export",
+    "/papers",
+    "/reviewers",
+    "/papers/P1/edges",
+    "/reviewers/Grace_Graph1/edges",
+    "/histogram",
+]
 
 
 def _run_views(w: World, role: str, run: int) -> list[int]:
-    paths = ["", "/pairs", "/stats", "/papers/P1", "/export"]
+    paths = [*RUN_VIEWS, f"/compare/{run}", f"/compare/{run}/pairs"]
     return [w.get(role, f"{w.base}/assignments/{run}{p}").status_code for p in paths]
 
 
 def live(w: World, role: str, cell: str) -> None:
     assert cell == "yes"
-    assert _run_views(w, role, w.live) == [200] * 5
+    assert _run_views(w, role, w.live) == [200] * (len(RUN_VIEWS) + 2)
     assert _ok(w.get(role, f"{w.base}/assignments/live"))["id"] == w.live
     assert w.live in [a["id"] for a in _ok(w.get(role, f"{w.base}/assignments"))["items"]]
 
@@ -196,7 +230,9 @@ def live(w: World, role: str, cell: str) -> None:
 def drafts(w: World, role: str, cell: str) -> None:
     visible = cell == "yes"
     for run in (w.draft, w.superseded):
-        assert _run_views(w, role, run) == [200 if visible else 404] * 5
+        assert _run_views(w, role, run) == [200 if visible else 404] * (len(RUN_VIEWS) + 2)
+        compared = w.get(role, f"{w.base}/assignments/{w.live}/compare/{run}")
+        assert compared.status_code == (200 if visible else 404)
     listed = {a["id"] for a in _ok(w.get(role, f"{w.base}/assignments"))["items"]}
     assert listed == ({w.live, w.draft, w.superseded} if visible else {w.live})
 
@@ -212,6 +248,19 @@ def jobs(w: World, role: str, cell: str) -> None:
     assert (listing["total"] > 0) == visible and (len(listing["items"]) > 0) == visible
     assert w.get(role, f"{w.base}/jobs/{w.job}").status_code == (200 if visible else 404)
     assert (str(w.draft) in str(listing)) == visible
+
+
+def history(w: World, role: str, cell: str) -> None:
+    visible = cell == "yes"
+    # a chair-only resource: 403, even of the live run
+    edits = w.get(role, f"{w.base}/assignments/{w.draft}/edits")
+    assert edits.status_code == (200 if visible else 403)
+    live_edits = w.get(role, f"{w.base}/assignments/{w.live}/edits")
+    assert live_edits.status_code == (200 if visible else 403)
+    if visible:
+        assert SECRET_REASON in str(edits.json()["items"])
+    for path in ("pins", "forbids"):
+        assert w.get(role, f"{w.base}/{path}").status_code == (200 if visible else 403)
 
 
 def audit(w: World, role: str, cell: str) -> None:
@@ -266,19 +315,31 @@ def changes(w: World, role: str, cell: str) -> None:
             assert response.status_code == 403, (method, path, response.text)
 
 
+RESOURCES = {
+    "corpus": "reviewer profiles and submissions, search by id, name or title",
+    "marks": "bids and conflict reasons (marks on pairs and edges, conflict list and export, "
+    "bid overview, assignments by bid)",
+    "limits": "stored paper demands and reviewer max loads (and the capacity check, suggested "
+    "solve defaults, stored quotas in load views)",
+    "live": "the live assignment (run, pairs, statistics, per paper and per reviewer views, "
+    "edges, histogram, comparison, export)",
+    "changes": "changes (uploads, jobs, edits, bulk changes, undo, run labels, publishing, "
+    "stored limits)",
+}
 CHECKS: dict[str, Callable[[World, str, str], None]] = {
     "venues": venues,
-    "reviewer profiles and submissions": corpus,
+    RESOURCES["corpus"]: corpus,
     "affinity statistics, scores, explanations, score export": affinity,
-    "bids and conflict reasons (marks on pairs, conflict list and export)": marks,
-    "stored paper demands and reviewer max loads": limits,
-    "the live assignment (run, pairs, statistics, per paper, export)": live,
+    RESOURCES["marks"]: marks,
+    RESOURCES["limits"]: limits,
+    RESOURCES["live"]: live,
     "draft and superseded assignments": drafts,
     "constraint check of a run": check,
     "jobs (parameters, logs, results)": jobs,
+    "edit history, pins and forbids": history,
     "audit log": audit,
     "tokens (list, create, revoke)": tokens,
-    "changes (uploads, jobs, edits, publishing, stored limits)": changes,
+    RESOURCES["changes"]: changes,
 }
 EXPECTED = {
     "venues": ("all", "own", "own"),
@@ -289,22 +350,17 @@ EXPECTED = {
     ),
     "audit log": ("yes", "yes", "publications only (run, version, run replaced, rollback)"),
     "tokens (list, create, revoke)": ("yes", "no", "no"),
-    **{
-        name: ("yes", "yes", "yes")
-        for name in (
-            "reviewer profiles and submissions",
-            "the live assignment (run, pairs, statistics, per paper, export)",
-        )
-    },
+    **{name: ("yes", "yes", "yes") for name in (RESOURCES["corpus"], RESOURCES["live"])},
     **{
         name: ("yes", "yes", "no")
         for name in (
-            "bids and conflict reasons (marks on pairs, conflict list and export)",
-            "stored paper demands and reviewer max loads",
+            RESOURCES["marks"],
+            RESOURCES["limits"],
             "draft and superseded assignments",
             "constraint check of a run",
             "jobs (parameters, logs, results)",
-            "changes (uploads, jobs, edits, publishing, stored limits)",
+            "edit history, pins and forbids",
+            RESOURCES["changes"],
         )
     },
 }

@@ -12,7 +12,6 @@ import os
 import socket
 import threading
 import time
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,13 @@ from typing import Any
 import httpx
 import pytest
 
-from .e2e_support import REPO_ROOT, LiveServer
+from .e2e_support import (
+    ARCHIVES,
+    SUBMISSIONS,
+    LiveServer,
+    sample_reviewers_zip,
+    venue200_files,
+)
 
 CHROMIUM = Path(os.environ.get("RECOMMENDER_E2E_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -109,13 +114,16 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def console_errors() -> list[str]:
-    """JavaScript exceptions and console errors of the test's page (tests assert it is empty)."""
+    """JavaScript exceptions, console errors and every HTTP error answer (4xx/5xx) of the
+    test's page: tests assert it is empty (a clean console), or that it holds only the
+    errors they provoked on purpose."""
     return []
 
 
 @pytest.fixture
 def page(browser: Any, live_server: LiveServer, console_errors: list[str]) -> Iterator[Any]:
-    """A fresh page (own storage) at the service, recording JavaScript errors."""
+    """A fresh page (own storage) at the service, recording JavaScript errors, console errors
+    (including Chromium's "Failed to load resource" for a 404) and HTTP error answers."""
     context = browser.new_context(
         base_url=live_server.url, viewport={"width": 1360, "height": 900}, accept_downloads=True
     )
@@ -127,7 +135,15 @@ def page(browser: Any, live_server: LiveServer, console_errors: list[str]) -> It
         "console",
         lambda message: (
             errors.append(f"console.{message.type}: {message.text}")
-            if message.type == "error" and "Failed to load resource" not in message.text
+            if message.type == "error"
+            else None
+        ),
+    )
+    page.on(
+        "response",
+        lambda response: (
+            errors.append(f"HTTP {response.status} {response.request.method} {response.url}")
+            if response.status >= 400
             else None
         ),
     )
@@ -142,14 +158,18 @@ def sample_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The bundled sample: reviewer archives zipped on the fly, the submissions JSON, and a
     bids file with row-level errors."""
     folder = tmp_path_factory.mktemp("e2e-sample")
-    archives = REPO_ROOT / "data" / "demo-reviewers" / "archives"
-    submissions = REPO_ROOT / "data" / "iclr2026" / "submissions.json"
-    if not archives.is_dir() or not submissions.is_file():
-        pytest.fail(f"sample data missing: {archives} and {submissions} are needed")
-    archive_zip = folder / "demo-reviewers.zip"
-    with zipfile.ZipFile(archive_zip, "w", zipfile.ZIP_DEFLATED) as bundle:
-        for path in sorted(archives.glob("*.jsonl")):
-            bundle.write(path, arcname=path.name)
+    if not ARCHIVES.is_dir() or not SUBMISSIONS.is_file():
+        pytest.fail(f"sample data missing: {ARCHIVES} and {SUBMISSIONS} are needed")
     bad_bids = folder / "bad-bids.csv"
     bad_bids.write_text("paper_id,reviewer_id,bid\nno-such-paper,~nobody1,High\n", encoding="utf-8")
-    return {"reviewers": archive_zip, "submissions": submissions, "bad_bids": bad_bids}
+    return {
+        "reviewers": sample_reviewers_zip(folder),
+        "submissions": SUBMISSIONS,
+        "bad_bids": bad_bids,
+    }
+
+
+@pytest.fixture(scope="session")
+def venue200_data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A generated 200-paper venue with 80 named reviewers (see e2e_support.venue200_files)."""
+    return venue200_files(tmp_path_factory.mktemp("e2e-venue200"))

@@ -1,16 +1,30 @@
 // Thin client for the service's HTTP API: bearer token, JSON, and errors turned into words.
+// Pure (no DOM): runs in the browser and under `node --test`.
 
 export class ApiError extends Error {
   /**
    * @param {number} status HTTP status (0 when the request never reached the server)
    * @param {string} message one human-readable sentence (or several lines)
-   * @param {Array<{file:string,line:(number|null),field:(string|null),message:string}>} problems
+   * @param {object} [more]
+   * @param {Array<{file:string,line:(number|null),field:(string|null),message:string}>} [more.problems]
    *        row-level problems of an upload, if the server sent any
+   * @param {string|null} [more.code] the machine-readable error code the service sent (decide on
+   *        this, never on the message text)
+   * @param {any} [more.body] the parsed error body (structured diagnoses, violation lists)
    */
-  constructor(status, message, problems = []) {
+  constructor(status, message, { problems = [], code = null, body = null } = {}) {
     super(message);
+    this.name = "ApiError";
     this.status = status;
     this.problems = problems;
+    this.code = code;
+    this.body = body;
+  }
+
+  /** The structured `detail` object of the body, if the service sent one. */
+  get detail() {
+    const detail = this.body && typeof this.body === "object" ? this.body.detail : null;
+    return detail && typeof detail === "object" && !Array.isArray(detail) ? detail : null;
   }
 }
 
@@ -47,6 +61,17 @@ export function extractProblems(body) {
   return [];
 }
 
+/** The machine-readable error code of a body: `{"code"}` or `{"detail": {"code"}}`. */
+export function errorCode(body) {
+  if (!body || typeof body !== "object") return null;
+  if (typeof body.code === "string") return body.code;
+  const detail = body.detail;
+  if (detail && typeof detail === "object" && !Array.isArray(detail) && typeof detail.code === "string") {
+    return detail.code;
+  }
+  return null;
+}
+
 /** Words for a FastAPI error body: {"detail": str | [{loc,msg}] | {message, problems}}. */
 export function describeErrorBody(status, body) {
   const head = `${status} ${STATUS_WORDS[status] ?? "error"}`;
@@ -74,23 +99,31 @@ export function describeErrorBody(status, body) {
   return `${head}: ${String(detail)}`;
 }
 
+/** `path?query` with empty values left out and arrays repeated (`ids=a&ids=b`). */
+export function withQuery(path, query) {
+  if (!query) return path;
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null || value === "") continue;
+    if (Array.isArray(value)) value.forEach((v) => params.append(key, String(v)));
+    else params.append(key, String(value));
+  }
+  const text = params.toString();
+  return text ? path + (path.includes("?") ? "&" : "?") + text : path;
+}
+
 export class Api {
-  constructor(token = "") {
+  /**
+   * @param {string} token bearer token ("" for none)
+   * @param {typeof fetch} [fetcher] the fetch function (tests pass a fake)
+   */
+  constructor(token = "", fetcher = null) {
     this.token = token;
+    this.fetcher = fetcher ?? ((...args) => globalThis.fetch(...args));
   }
 
-  async request(method, path, { json, form, query, raw = false } = {}) {
-    let url = path;
-    if (query) {
-      const params = new URLSearchParams();
-      for (const [key, value] of Object.entries(query)) {
-        if (value === undefined || value === null || value === "") continue;
-        if (Array.isArray(value)) value.forEach((v) => params.append(key, v));
-        else params.append(key, String(value));
-      }
-      const text = params.toString();
-      if (text) url += (url.includes("?") ? "&" : "?") + text;
-    }
+  async request(method, path, { json, form, query, raw = false, signal } = {}) {
+    const url = withQuery(path, query);
     const headers = { Accept: raw ? "*/*" : "application/json" };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
     let body;
@@ -102,16 +135,18 @@ export class Api {
     }
     let response;
     try {
-      response = await fetch(url, { method, headers, body });
+      response = await this.fetcher(url, { method, headers, body, signal });
     } catch (err) {
+      if (err && err.name === "AbortError") throw err;
       throw new ApiError(0, `Could not reach the service (${method} ${path}): ${err.message}`);
     }
     if (!response.ok) {
       let parsed = null;
       const text = await response.text();
       try { parsed = JSON.parse(text); } catch { parsed = text; }
-      throw new ApiError(response.status, describeErrorBody(response.status, parsed),
-        extractProblems(parsed));
+      throw new ApiError(response.status, describeErrorBody(response.status, parsed), {
+        problems: extractProblems(parsed), code: errorCode(parsed), body: parsed,
+      });
     }
     if (raw) return response;
     if (response.status === 204) return null;
@@ -120,19 +155,29 @@ export class Api {
     return response.text();
   }
 
-  get(path, query) { return this.request("GET", path, { query }); }
+  get(path, query, options = {}) { return this.request("GET", path, { query, ...options }); }
   post(path, json, query) { return this.request("POST", path, { json: json ?? {}, query }); }
   put(path, json) { return this.request("PUT", path, { json: json ?? {} }); }
+  patch(path, json) { return this.request("PATCH", path, { json: json ?? {} }); }
   delete(path, query) { return this.request("DELETE", path, { query }); }
-  upload(path, file, fieldName = "file") {
+  upload(path, file, { fieldName = "file", query, fields = {} } = {}) {
     const form = new FormData();
+    for (const [key, value] of Object.entries(fields)) form.append(key, value);
     form.append(fieldName, file, file.name);
-    return this.request("POST", path, { form });
+    return this.request("POST", path, { form, query });
   }
   download(path, query) { return this.request("GET", path, { query, raw: true }); }
 
-  /** Every item of a paginated list endpoint (Page{items,total,limit,offset}). */
-  async all(path, query = {}, pageSize = 500, maxItems = 20000) {
+  /** One page of a list endpoint as {items, total, limit, offset}. */
+  async page(path, { limit = 50, offset = 0, ...query } = {}, options = {}) {
+    const answer = await this.get(path, { ...query, limit, offset }, options);
+    if (Array.isArray(answer)) return { items: answer, total: answer.length, limit, offset: 0 };
+    return answer;
+  }
+
+  /** Every item of a paginated list endpoint (Page{items,total,limit,offset}), in pages of
+   * `pageSize`, at most `maxItems`. */
+  async all(path, query = {}, pageSize = 500, maxItems = 100_000) {
     const items = [];
     for (let offset = 0; offset < maxItems; offset += pageSize) {
       const page = await this.get(path, { ...query, limit: pageSize, offset });

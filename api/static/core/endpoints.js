@@ -1,0 +1,77 @@
+// Every URL the page calls, in one place (the README's API section documents them).
+// Pure: unit-tested under `node --test`.
+
+const q = encodeURIComponent;
+const V = (venue) => `/venues/${q(venue)}`;
+const A = (venue, run) => `${V(venue)}/assignments/${q(run)}`;
+
+export const EP = {
+  me: () => "/me",
+  venues: () => "/venues",
+  venue: (v) => V(v),
+
+  // data
+  upload: (v, kind) => `${V(v)}/${kind}/upload`,
+  reviewers: (v) => `${V(v)}/reviewers`,
+  reviewer: (v, r) => `${V(v)}/reviewers/${q(r)}`,
+  submissions: (v) => `${V(v)}/submissions`,
+  submission: (v, p) => `${V(v)}/submissions/${q(p)}`,
+  searchPapers: (v) => `${V(v)}/search/papers`,
+  searchReviewers: (v) => `${V(v)}/search/reviewers`,
+  capacity: (v) => `${V(v)}/capacity`,
+  paperDemands: (v) => `${V(v)}/paper-demands`,
+  paperDemand: (v, p) => `${V(v)}/paper-demands/${q(p)}`,
+  maxLoads: (v) => `${V(v)}/reviewer-max-loads`,
+  maxLoad: (v, r) => `${V(v)}/reviewer-max-loads/${q(r)}`,
+
+  // jobs
+  jobs: (v) => `${V(v)}/jobs`,
+  job: (v, id) => `${V(v)}/jobs/${q(id)}`,
+  cancelJob: (v, id) => `${V(v)}/jobs/${q(id)}/cancel`,
+  rerunJob: (v, id) => `${V(v)}/jobs/${q(id)}/rerun`,
+
+  // scores
+  startAffinity: (v) => `${V(v)}/affinity/jobs`,
+  latestAffinity: (v) => `${V(v)}/affinity`,
+  pair: (v, p, r) => `${V(v)}/affinity/pairs/${q(p)}/${q(r)}`,
+  paperReviewers: (v, p) => `${V(v)}/papers/${q(p)}/reviewers`,
+  reviewerPapers: (v, r) => `${V(v)}/reviewers/${q(r)}/papers`,
+  conflicts: (v) => `${V(v)}/conflicts`,
+  bidsOverview: (v) => `${V(v)}/bids/overview`,
+
+  // runs
+  assignments: (v) => `${V(v)}/assignments`,
+  liveAssignment: (v) => `${V(v)}/assignments/live`,
+  startAssignmentWithMaxPapers: (v) => `${V(v)}/assignments/with-max-papers`,
+  assignment: (v, a) => A(v, a),
+  assignmentPairs: (v, a) => `${A(v, a)}/pairs`,
+  assignmentStats: (v, a) => `${A(v, a)}/stats`,
+  assignmentPaper: (v, a, p) => `${A(v, a)}/papers/${q(p)}`,
+  check: (v, a) => `${A(v, a)}/check`,
+  deploy: (v, a) => `${A(v, a)}/deploy`,
+  exportAssignment: (v, a) => `${A(v, a)}/export`,
+  resolve: (v, a) => `${A(v, a)}/resolve`,
+  paperEdges: (v, a, p) => `${A(v, a)}/papers/${q(p)}/edges`,
+  reviewerEdges: (v, a, r) => `${A(v, a)}/reviewers/${q(r)}/edges`,
+  runPapers: (v, a) => `${A(v, a)}/papers`,
+  runReviewers: (v, a) => `${A(v, a)}/reviewers`,
+  runBids: (v, a) => `${A(v, a)}/bids`,
+  runHistogram: (v, a) => `${A(v, a)}/histogram`,
+  compare: (v, a, b) => `${A(v, a)}/compare/${q(b)}`,
+  comparePairs: (v, a, b) => `${A(v, a)}/compare/${q(b)}/pairs`,
+  comparePapers: (v, a, b) => `${A(v, a)}/compare/${q(b)}/papers`,
+  compareReviewers: (v, a, b) => `${A(v, a)}/compare/${q(b)}/reviewers`,
+
+  // changes of a draft: one edit body for every action, previewed before it applies
+  editPreview: (v, a) => `${A(v, a)}/edits/preview`,
+  edits: (v, a) => `${A(v, a)}/edits`,
+  undo: (v, a) => `${A(v, a)}/undo`,
+  bulkPreview: (v, a) => `${A(v, a)}/bulk/preview`,
+  bulkApply: (v, a) => `${A(v, a)}/bulk/apply`,
+  pins: (v) => `${V(v)}/pins`,
+  forbids: (v) => `${V(v)}/forbids`,
+  venuePin: (v, p, r) => `${V(v)}/pins/${q(p)}/${q(r)}`,
+  venueForbid: (v, p, r) => `${V(v)}/forbids/${q(p)}/${q(r)}`,
+
+  audit: (v) => `${V(v)}/audit`,
+};
