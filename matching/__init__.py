@@ -29,7 +29,16 @@ from matching.problem import (
     UnknownIds,
     unknown_entries,
 )
-from matching.solvers import FlowSolver, IlpSolver, RandomizedSolver, SolverTimeout, get_solver
+from matching.randomness import METRICS as RANDOMNESS_METRICS
+from matching.randomness import randomness_metrics
+from matching.solvers import (
+    FlowSolver,
+    IlpSolver,
+    PerturbedSolver,
+    RandomizedSolver,
+    SolverTimeout,
+    get_solver,
+)
 from matching.solvers.ilp import DEFAULT_TIME_LIMIT
 from matching.validate import OptionError, validate_options
 
@@ -68,6 +77,7 @@ def solve(
 
 __all__ = [
     "DEFAULT_TIME_LIMIT",
+    "RANDOMNESS_METRICS",
     "Assignment",
     "AssignmentProblem",
     "Cause",
@@ -80,6 +90,7 @@ __all__ = [
     "MaxPerGroup",
     "MinScore",
     "OptionError",
+    "PerturbedSolver",
     "ProblemInputError",
     "RandomizedSolver",
     "RequireAttribute",
@@ -93,6 +104,7 @@ __all__ = [
     "evaluate",
     "exclude_pairs",
     "get_solver",
+    "randomness_metrics",
     "solve",
     "unknown_entries",
     "validate_options",
