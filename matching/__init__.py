@@ -31,6 +31,7 @@ from matching.problem import (
 )
 from matching.randomness import METRICS as RANDOMNESS_METRICS
 from matching.randomness import randomness_metrics
+from matching.reassign import Reassignment, reassign
 from matching.solvers import (
     FlowSolver,
     IlpSolver,
@@ -93,6 +94,7 @@ __all__ = [
     "PerturbedSolver",
     "ProblemInputError",
     "RandomizedSolver",
+    "Reassignment",
     "RequireAttribute",
     "SolveCancelled",
     "SolveMonitor",
@@ -105,6 +107,7 @@ __all__ = [
     "exclude_pairs",
     "get_solver",
     "randomness_metrics",
+    "reassign",
     "solve",
     "unknown_entries",
     "validate_options",

@@ -74,7 +74,7 @@ def randomness_metrics(
         "max_probability": float(x.max()) if len(x) else 0.0,
         "avg_max_probability": float(per_paper[needing].mean()) if needing.any() else 0.0,
         "l2_norm": float(math.sqrt(float(x @ x))),
-        "entropy": float(-(inside * np.log(inside)).sum()),
+        "entropy": float(-(inside * np.log(inside)).sum()) + 0.0,  # no -0.0
         "support_size": int(np.count_nonzero(x)),
         "expected_objective": expected,
         "max_unpinned_probability": float(unpinned.max()) if len(unpinned) else 0.0,

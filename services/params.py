@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 # = -1. A tenth of the [0, 1] range of the default combined score.
 DEFAULT_BID_WEIGHT = 0.1
 
-SOLVERS = ("auto", "flow", "ilp", "pulp", "randomized")
+SOLVERS = ("auto", "flow", "ilp", "pulp", "randomized", "perturbed")
 IlpBackend = Literal["highs", "cbc"]
 InstitutionKey = Literal["affiliation", "email_domain"]
 
@@ -102,9 +102,10 @@ class AssignParams(BaseModel):
     solver: str = Field(
         default="auto",
         max_length=50,
-        description="auto, flow, ilp (alias pulp) or randomized; auto: min-cost flow, or the "
-        "ILP when a side constraint needs it, or the randomized solver when probability_cap "
-        "is set (an unknown name is refused by services.assignment.check_options)",
+        description="auto, flow, ilp (alias pulp), randomized or perturbed; auto: min-cost "
+        "flow, or the ILP when a side constraint needs it, perturbed maximization when "
+        "perturbation is set, the randomized solver when probability_cap alone is set (an "
+        "unknown name is refused by services.assignment.check_options)",
     )
     ilp_backend: IlpBackend = Field(default="highs", description="MIP solver behind the ILP")
     time_limit: float | None = Field(
@@ -136,6 +137,15 @@ class AssignParams(BaseModel):
         gt=0,
         le=1,
         description="randomized assignment: no pair is assigned with probability above this",
+    )
+    perturbation: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="randomized assignment by perturbed maximization (Xu et al., 2023): "
+        "maximize sum s (x - beta x^2) over fractional assignments and sample one with "
+        "these marginals; beta trades expected quality (at least 1 - beta of the optimum "
+        "with non-negative scores) for randomness; with probability_cap, x <= the cap too",
     )
     bid_weight: float = Field(
         default=DEFAULT_BID_WEIGHT,
