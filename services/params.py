@@ -231,3 +231,28 @@ class ScoreParams(BaseModel):
         if self.scheduler is not None and self.engine != "dask":
             raise ValueError("scheduler: needs the dask engine")
         return self
+
+
+class ReassignParams(BaseModel):
+    """Options of an emergency re-assignment (:mod:`services.reassign`): the demand and
+    loads the repaired assignment must meet (same meaning and defaults as in
+    :class:`AssignParams`) and the weight of bids folded into scores. Withdrawn reviewers
+    get a max load of 0 whatever these say."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reviewers_per_paper: int = AssignParams.model_fields["reviewers_per_paper"]
+    min_load: int = AssignParams.model_fields["min_load"]
+    max_load: int = AssignParams.model_fields["max_load"]
+    demand: dict[str, int] = AssignParams.model_fields["demand"]
+    custom_max_load: dict[str, int] = AssignParams.model_fields["custom_max_load"]
+    bid_weight: float = AssignParams.model_fields["bid_weight"]
+
+    @model_validator(mode="after")
+    def _as_assign_params(self) -> ReassignParams:
+        self.assign_params()  # the same checks (id lengths, counts, min <= max)
+        return self
+
+    def assign_params(self) -> AssignParams:
+        """The same options as :class:`AssignParams` (what the problem builder reads)."""
+        return AssignParams.model_validate(self.model_dump())
