@@ -80,33 +80,24 @@ def main() -> None:
         torch.set_num_threads(args.threads)
     corpora = _gold_corpora(args.gold)
     gold = read_gold_ratings(args.gold / "evaluations.tsv")
-    texts = list(
-        dict.fromkeys(
-            [p.text for reviewers, _ in corpora for r in reviewers for p in r.publications]
-            + [s.text for _, submissions in corpora for s in submissions]
-        )
-    )
+    texts = list(dict.fromkeys(
+        [p.text for reviewers, _ in corpora for r in reviewers for p in r.publications]
+        + [s.text for _, submissions in corpora for s in submissions]
+    ))
     if args.limit:
         texts = texts[: args.limit]
     words = [len(t.split()) for t in texts]
     flags = cpu_flags()
-    print(
-        f"{len(texts)} unique gold-dev texts, median {int(np.median(words))} words; "
-        f"torch threads {torch.get_num_threads()}, cores {os.cpu_count()}, "
-        f"bf16 units: {sorted(flags & {'amx_bf16', 'avx512_bf16'})}, "
-        f"vnni: {'avx512_vnni' in flags}, load {os.getloadavg()[0]:.2f}"
-    )
+    print(f"{len(texts)} unique gold-dev texts, median {int(np.median(words))} words; "
+          f"torch threads {torch.get_num_threads()}, cores {os.cpu_count()}, "
+          f"bf16 units: {sorted(flags & {'amx_bf16', 'avx512_bf16'})}, "
+          f"vnni: {'avx512_vnni' in flags}, load {os.getloadavg()[0]:.2f}")
     model = load_model(default_model_path())
     model.encode(texts[:16], batch_size=32)
 
     def plain() -> np.ndarray:
-        return model.encode(
-            texts,
-            batch_size=32,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+        return model.encode(texts, batch_size=32, normalize_embeddings=True,
+                            convert_to_numpy=True, show_progress_bar=False)
 
     encoders = {
         name: FastEncoder(backend=name, cache_dir=args.cache_dir, num_threads=args.threads)
@@ -128,20 +119,14 @@ def main() -> None:
     second_plain = time.perf_counter() - started
     plain_seconds = (first_plain + second_plain) / 2
     config = AffinityConfig(method="embedding")
-    base_loss, base_orders = (
-        _gold_loss(corpora, gold, dict(zip(texts, vectors["plain"], strict=True)), config)
-        if not args.limit
-        else (float("nan"), [])
-    )
-    print(
-        f"{'backend':12s} {'texts/s':>8s} {'x plain':>8s} {'cos min':>8s} {'cos mean':>9s} "
-        f"{'gold loss':>9s} {'d loss':>7s} {'order agree':>11s}"
-    )
-    print(
-        f"{'plain fp32':12s} {len(texts) / plain_seconds:8.1f} {1.0:8.2f} {1.0:8.4f} "
-        f"{1.0:9.5f} {base_loss:9.4f} {0.0:7.4f} {1.0:11.4f}   "
-        f"(runs {first_plain:.1f}s, {second_plain:.1f}s)"
-    )
+    base_loss, base_orders = _gold_loss(
+        corpora, gold, dict(zip(texts, vectors["plain"], strict=True)), config
+    ) if not args.limit else (float("nan"), [])
+    print(f"{'backend':12s} {'texts/s':>8s} {'x plain':>8s} {'cos min':>8s} {'cos mean':>9s} "
+          f"{'gold loss':>9s} {'d loss':>7s} {'order agree':>11s}")
+    print(f"{'plain fp32':12s} {len(texts) / plain_seconds:8.1f} {1.0:8.2f} {1.0:8.4f} "
+          f"{1.0:9.5f} {base_loss:9.4f} {0.0:7.4f} {1.0:11.4f}   "
+          f"(runs {first_plain:.1f}s, {second_plain:.1f}s)")
     for name in encoders:
         cosine = (vectors[name] * vectors["plain"]).sum(axis=1)
         loss, orders = (float("nan"), [])
@@ -151,11 +136,9 @@ def main() -> None:
                 corpora, gold, dict(zip(texts, vectors[name], strict=True)), config
             )
             agreement = _rank_agreement(base_orders, orders)
-        print(
-            f"{name:12s} {len(texts) / timings[name]:8.1f} {plain_seconds / timings[name]:8.2f} "
-            f"{cosine.min():8.4f} {cosine.mean():9.5f} {loss:9.4f} {loss - base_loss:7.4f} "
-            f"{agreement:11.4f}"
-        )
+        print(f"{name:12s} {len(texts) / timings[name]:8.1f} {plain_seconds / timings[name]:8.2f} "
+              f"{cosine.min():8.4f} {cosine.mean():9.5f} {loss:9.4f} {loss - base_loss:7.4f} "
+              f"{agreement:11.4f}")
 
 
 if __name__ == "__main__":

@@ -86,10 +86,8 @@ def _vectors(corpus: Corpus):
 
 
 def _line(label: str, m: Measure, extra: str = "") -> None:
-    print(
-        f"  {label:38s} {m.seconds:8.1f} s   peak +{m.peak_bytes / GIB:6.2f} GiB  {extra}",
-        flush=True,
-    )
+    print(f"  {label:38s} {m.seconds:8.1f} s   peak +{m.peak_bytes / GIB:6.2f} GiB  {extra}",
+          flush=True)
 
 
 def stage_baseline(args: argparse.Namespace, config: AffinityConfig) -> None:
@@ -97,10 +95,8 @@ def stage_baseline(args: argparse.Namespace, config: AffinityConfig) -> None:
     corpus = synthetic_venue_corpus(shape, seed=1)
     papers, pubs, offsets, _ = _vectors(corpus)
     pairs = papers.shape[0] * pubs.shape[0]
-    print(
-        f"[baseline] {papers.shape[0]} papers x {len(offsets) - 1} reviewers x "
-        f"{shape.pubs_per_reviewer} pubs = {pairs:.3g} pairs; vocabulary {papers.shape[1]}"
-    )
+    print(f"[baseline] {papers.shape[0]} papers x {len(offsets) - 1} reviewers x "
+          f"{shape.pubs_per_reviewer} pubs = {pairs:.3g} pairs; vocabulary {papers.shape[1]}")
     with measured() as naive:
         reference = dense_affinity(papers, pubs, offsets, config=config)
     _line("naive dense (full similarity matrix)", naive)
@@ -113,35 +109,26 @@ def stage_baseline(args: argparse.Namespace, config: AffinityConfig) -> None:
     _line("blockwise_affinity", block)
     error = float(np.abs(result.dense_scores() - reference).max())
     error_model = float(np.abs(result.dense_scores() - product_scores).max())
-    print(
-        f"  speed-up vs naive x{naive.seconds / block.seconds:.2f}, vs dense path "
-        f"x{product.seconds / block.seconds:.2f}; max |diff| vs naive {error:.2e}, "
-        f"vs dense path {error_model:.2e}"
-    )
+    print(f"  speed-up vs naive x{naive.seconds / block.seconds:.2f}, vs dense path "
+          f"x{product.seconds / block.seconds:.2f}; max |diff| vs naive {error:.2e}, "
+          f"vs dense path {error_model:.2e}")
     per_pair = product.seconds / pairs
-    print(
-        f"  dense path projected to 19525 x 18054 x 20: "
-        f"{per_pair * 19525 * 18054 * 20 / 60:.1f} min (linear in pairs)"
-    )
+    print(f"  dense path projected to 19525 x 18054 x 20: "
+          f"{per_pair * 19525 * 18054 * 20 / 60:.1f} min (linear in pairs)")
 
 
 def stage_full(args: argparse.Namespace, config: AffinityConfig) -> None:
     shape = VenueShape(n_papers=args.papers, n_reviewers=args.reviewers)
-    print(
-        f"[full] {shape.n_papers} papers x {shape.n_reviewers} reviewers x "
-        f"{shape.pubs_per_reviewer} pubs, aggregation {config.aggregation} (k={config.k})"
-    )
+    print(f"[full] {shape.n_papers} papers x {shape.n_reviewers} reviewers x "
+          f"{shape.pubs_per_reviewer} pubs, aggregation {config.aggregation} (k={config.k})")
     with measured() as generation:
         corpus = synthetic_venue_corpus(shape, seed=0)
     _line("generate texts (not part of the target)", generation)
     with measured() as vectorise:
         papers, pubs, offsets, profiler = _vectors(corpus)
     del corpus
-    _line(
-        "TF-IDF fit + transform",
-        vectorise,
-        f"vocabulary {len(profiler.terms)}, nnz/text {pubs.nnz / pubs.shape[0]:.0f}",
-    )
+    _line("TF-IDF fit + transform", vectorise,
+          f"vocabulary {len(profiler.terms)}, nnz/text {pubs.nnz / pubs.shape[0]:.0f}")
     last = [0.0]
 
     def progress(fraction: float, stage: str) -> None:
@@ -150,29 +137,18 @@ def stage_full(args: argparse.Namespace, config: AffinityConfig) -> None:
             print(f"    {fraction:5.0%} {stage}", flush=True)
 
     with measured() as scoring:
-        result = blockwise_affinity(
-            papers,
-            pubs,
-            offsets,
-            config=config,
-            progress=progress,
-            k_per_paper=args.k_per_paper,
-            k_per_reviewer=args.k_per_reviewer,
-        )
+        result = blockwise_affinity(papers, pubs, offsets, config=config, progress=progress,
+                                    k_per_paper=args.k_per_paper,
+                                    k_per_reviewer=args.k_per_reviewer)
     pairs = papers.shape[0] * pubs.shape[0]
-    _line(
-        "blockwise_affinity (scoring)",
-        scoring,
-        f"{pairs / scoring.seconds / 1e6:.0f} M pairs/s, full matrix kept: "
-        f"{result.dense is not None}",
-    )
+    _line("blockwise_affinity (scoring)", scoring,
+          f"{pairs / scoring.seconds / 1e6:.0f} M pairs/s, full matrix kept: "
+          f"{result.dense is not None}")
     rows, _, _ = result.candidates()
     total = vectorise.seconds + scoring.seconds
-    print(
-        f"  candidates kept: {rows.size} ({rows.size / papers.shape[0]:.0f} per paper); "
-        f"TF-IDF + scoring {total:.1f} s = {total / 60:.2f} min; process peak RSS "
-        f"{psutil.Process().memory_info().rss / GIB:.2f} GiB now"
-    )
+    print(f"  candidates kept: {rows.size} ({rows.size / papers.shape[0]:.0f} per paper); "
+          f"TF-IDF + scoring {total:.1f} s = {total / 60:.2f} min; process peak RSS "
+          f"{psutil.Process().memory_info().rss / GIB:.2f} GiB now")
 
 
 def stage_dask(args: argparse.Namespace, config: AffinityConfig) -> None:
@@ -181,10 +157,8 @@ def stage_dask(args: argparse.Namespace, config: AffinityConfig) -> None:
     papers, pubs, offsets, _ = _vectors(corpus)
     del corpus
     pairs = papers.shape[0] * pubs.shape[0]
-    print(
-        f"[dask] {papers.shape[0]} papers x {len(offsets) - 1} reviewers = {pairs:.3g} pairs;"
-        f" cores {os.cpu_count()}, load {os.getloadavg()[0]:.2f}"
-    )
+    print(f"[dask] {papers.shape[0]} papers x {len(offsets) - 1} reviewers = {pairs:.3g} pairs;"
+          f" cores {os.cpu_count()}, load {os.getloadavg()[0]:.2f}")
     options = {"config": config, "paper_block": 256, "keep_dense": False}
     with threadpool_limits(limits=1), measured() as single:
         local = blockwise_affinity(papers, pubs, offsets, **options)
@@ -197,31 +171,23 @@ def stage_dask(args: argparse.Namespace, config: AffinityConfig) -> None:
             client.wait_for_workers(workers)
         try:
             with measured() as run:
-                remote = dask_blockwise_affinity(
-                    papers, pubs, offsets, client=client, blas_threads=1, **options
-                )
+                remote = dask_blockwise_affinity(papers, pubs, offsets, client=client,
+                                                 blas_threads=1, **options)
         finally:
             context.__exit__(None, None, None)
         assert np.array_equal(remote.by_paper.indices, local.by_paper.indices)
         rates[workers] = pairs / run.seconds
-        _line(
-            f"dask LocalCluster {workers} worker(s) x 1 thread",
-            run,
-            f"{rates[workers] / 1e6:.0f} M pairs/s (cluster start {start.seconds:.1f} s "
-            "not included)",
-        )
+        _line(f"dask LocalCluster {workers} worker(s) x 1 thread", run,
+              f"{rates[workers] / 1e6:.0f} M pairs/s (cluster start {start.seconds:.1f} s "
+              "not included)")
     per_worker = rates[2] / 2
-    print(
-        f"  scaling 1 -> 2 workers: x{rates[2] / rates[1]:.2f}; per-worker rate "
-        f"r = {per_worker / 1e6:.1f} M pairs/s (2-worker run / 2)"
-    )
+    print(f"  scaling 1 -> 2 workers: x{rates[2] / rates[1]:.2f}; per-worker rate "
+          f"r = {per_worker / 1e6:.1f} M pairs/s (2-worker run / 2)")
     full_pairs = 19525 * 18054 * 20
-    print(
-        f"  projection: T(N machines x c cores) ~ T_prep + P*Q / (N*c*r) = T_prep + "
-        f"{full_pairs:.3g} / (N*c*{per_worker:.3g}) s; e.g. N=4, c=16: "
-        f"{full_pairs / (4 * 16 * per_worker):.0f} s + T_prep (TF-IDF fit/transform, "
-        f"plan broadcast)"
-    )
+    print(f"  projection: T(N machines x c cores) ~ T_prep + P*Q / (N*c*r) = T_prep + "
+          f"{full_pairs:.3g} / (N*c*{per_worker:.3g}) s; e.g. N=4, c=16: "
+          f"{full_pairs / (4 * 16 * per_worker):.0f} s + T_prep (TF-IDF fit/transform, "
+          f"plan broadcast)")
 
 
 def main() -> None:
@@ -239,10 +205,8 @@ def main() -> None:
     parser.add_argument("--k-per-reviewer", type=int, default=50)
     args = parser.parse_args()
     config = AffinityConfig(method="tfidf", aggregation=args.aggregation, k=args.k)
-    print(
-        f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores "
-        f"(machine shared: figures are upper bounds)"
-    )
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores "
+          f"(machine shared: figures are upper bounds)")
     stages = {"baseline": stage_baseline, "full": stage_full, "dask": stage_dask}
     for name in args.stages.split(","):
         stages[name](args, config)
