@@ -20,7 +20,7 @@ from api.db import Database, migrate
 from api.errors import install_error_handlers
 from api.explain import ExplainerCache
 from api.jobs import JobRunner
-from api.routers import affinity, assignments, corpus, edits, jobs, limits, venues
+from api.routers import affinity, assignments, corpus, edits, jobs, limits, modes, venues
 from api.settings import Settings
 from api.tasks import affinity_handler, assignment_handler
 from recommender.corpus import InputError
@@ -152,7 +152,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Liveness probe (no token needed)."""
         return {"status": "ok"}
 
-    for module in (venues, corpus, limits, affinity, jobs, assignments, edits):
+    for module in (venues, corpus, limits, affinity, jobs, modes, assignments, edits):
         app.include_router(module.router)
 
     static_dir = Path(__file__).parent / "static"

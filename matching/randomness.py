@@ -43,6 +43,34 @@ METRICS = (
     "support_size",
 )
 
+#: Each metric in a chair's words: (label, what it says).
+DESCRIPTIONS = {
+    "quality_ratio": (
+        "Quality ratio",
+        "expected total affinity over the best deterministic assignment's (1 = no loss)",
+    ),
+    "max_probability": (
+        "Max pair probability",
+        "the highest chance any reviewer has of getting any given paper (pins count as 1)",
+    ),
+    "avg_max_probability": (
+        "Avg. max probability per paper",
+        "mean over papers of the highest chance of one reviewer getting that paper",
+    ),
+    "l2_norm": (
+        "L2 norm",
+        "square root of the sum of squared pair probabilities; lower = more spread",
+    ),
+    "entropy": (
+        "Entropy (nats)",
+        "-sum of p ln p over the pairs' probabilities; 0 for a deterministic assignment",
+    ),
+    "support_size": (
+        "Support size",
+        "pairs that can be drawn (probability above 0)",
+    ),
+}
+
 # marginals this close to 0 or 1 are 0 or 1 (solver round-off)
 _EPS = 1e-9
 
