@@ -170,14 +170,16 @@ def limits(w: World, role: str, cell: str) -> None:
             assert len(response.json()["items"]) == 1 and key in response.json()["items"][0]
 
 
+RUN_VIEWS = ["", "/pairs", "/stats", "/papers/P1", "/export", "/randomness"]
+
+
 def _run_views(w: World, role: str, run: int) -> list[int]:
-    paths = ["", "/pairs", "/stats", "/papers/P1", "/export"]
-    return [w.get(role, f"{w.base}/assignments/{run}{p}").status_code for p in paths]
+    return [w.get(role, f"{w.base}/assignments/{run}{p}").status_code for p in RUN_VIEWS]
 
 
 def live(w: World, role: str, cell: str) -> None:
     assert cell == "yes"
-    assert _run_views(w, role, w.live) == [200] * 5
+    assert _run_views(w, role, w.live) == [200] * len(RUN_VIEWS)
     assert _ok(w.get(role, f"{w.base}/assignments/live"))["id"] == w.live
     assert w.live in [a["id"] for a in _ok(w.get(role, f"{w.base}/assignments"))["items"]]
 
@@ -185,7 +187,7 @@ def live(w: World, role: str, cell: str) -> None:
 def drafts(w: World, role: str, cell: str) -> None:
     visible = cell == "yes"
     for run in (w.draft, w.superseded):
-        assert _run_views(w, role, run) == [200 if visible else 404] * 5
+        assert _run_views(w, role, run) == [200 if visible else 404] * len(RUN_VIEWS)
     listed = {a["id"] for a in _ok(w.get(role, f"{w.base}/assignments"))["items"]}
     assert listed == ({w.live, w.draft, w.superseded} if visible else {w.live})
 
