@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.synthetic import make_venue  # noqa: E402
-from matching import FlowSolver, PerturbedSolver, RandomizedSolver  # noqa: E402
-from matching.candidates import sparse_problem  # noqa: E402
-from matching.problem import AssignmentProblem  # noqa: E402
+from benchmarks.synthetic import make_venue
+from matching import FlowSolver, PerturbedSolver, RandomizedSolver
+from matching.candidates import sparse_problem
+from matching.problem import AssignmentProblem
 
 COLUMNS = ("quality_ratio", "max_probability", "avg_max_probability", "l2_norm", "entropy")
 

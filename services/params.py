@@ -76,16 +76,14 @@ class ConflictParams(BaseModel):
     )
 
 
-class AssignParams(BaseModel):
-    """Every option of an assignment solve.
+class LimitParams(BaseModel):
+    """Demand, loads and bid weight: what every assignment-making use case shares (a solve,
+    :class:`AssignParams`; a re-assignment, :class:`ReassignParams`), defined once.
 
-    Hard constraints: each paper gets exactly its demand (``reviewers_per_paper``, or its
-    entry in ``demand``); each reviewer gets between ``min_load`` and their max load
-    (``max_load`` or their ``custom_max_load`` entry; a max below ``min_load`` lowers that
-    reviewer's minimum to it); conflicts and Not Willing bids are never assigned; pins
-    always are. Side constraints (``fairness_keep``, ``max_per_affiliation``,
-    ``require_attribute``) need the integer program, which ``solver="auto"`` then picks.
-    """
+    Each paper gets exactly its demand (``reviewers_per_paper``, or its entry in
+    ``demand``); each reviewer gets between ``min_load`` and their max load (``max_load`` or
+    their ``custom_max_load`` entry; a max below ``min_load`` lowers that reviewer's minimum
+    to it); bids given with the inputs add ``bid_weight x bid`` to their pair's score."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -99,6 +97,44 @@ class AssignParams(BaseModel):
     custom_max_load: dict[str, int] = Field(
         default_factory=dict, description="reviewer id -> max load overriding max_load"
     )
+    bid_weight: float = Field(
+        default=DEFAULT_BID_WEIGHT,
+        ge=-1000,
+        le=1000,
+        description="bids given with the solve add bid_weight x bid to the pair's score",
+    )
+
+    @field_validator("demand", "custom_max_load")
+    @classmethod
+    def _per_id_counts(cls, value: dict[str, int]) -> dict[str, int]:
+        for key, count in value.items():
+            if not key or len(key) > MAX_ID_LENGTH:
+                raise ValueError(f"id {key[:40]!r} must have 1 to {MAX_ID_LENGTH} characters")
+            if not 0 <= count <= 100_000:
+                raise ValueError(f"{key!r}: {count} is outside 0..100000")
+        return value
+
+    @model_validator(mode="after")
+    def _loads_in_order(self) -> LimitParams:
+        if self.min_load > self.max_load:
+            raise ValueError(
+                f"min_load: {self.min_load} exceeds the maximum load {self.max_load}; no "
+                "reviewer could meet both"
+            )
+        return self
+
+
+class AssignParams(LimitParams):
+    """Every option of an assignment solve.
+
+    Hard constraints: each paper gets exactly its demand (``reviewers_per_paper``, or its
+    entry in ``demand``); each reviewer gets between ``min_load`` and their max load
+    (``max_load`` or their ``custom_max_load`` entry; a max below ``min_load`` lowers that
+    reviewer's minimum to it); conflicts and Not Willing bids are never assigned; pins
+    always are. Side constraints (``fairness_keep``, ``max_per_affiliation``,
+    ``require_attribute``) need the integer program, which ``solver="auto"`` then picks.
+    """
+
     solver: str = Field(
         default="auto",
         max_length=50,
@@ -147,12 +183,6 @@ class AssignParams(BaseModel):
         "these marginals; beta trades expected quality (at least 1 - beta of the optimum "
         "with non-negative scores) for randomness; with probability_cap, x <= the cap too",
     )
-    bid_weight: float = Field(
-        default=DEFAULT_BID_WEIGHT,
-        ge=-1000,
-        le=1000,
-        description="bids given with the solve add bid_weight x bid to the pair's score",
-    )
     alternates: int = Field(
         default=0, ge=0, le=1000, description="next-best eligible reviewers listed per paper"
     )
@@ -179,25 +209,6 @@ class AssignParams(BaseModel):
             if old in options and options[old] is not None:
                 data.setdefault(new, options[old])
         return data
-
-    @field_validator("demand", "custom_max_load")
-    @classmethod
-    def _per_id_counts(cls, value: dict[str, int]) -> dict[str, int]:
-        for key, count in value.items():
-            if not key or len(key) > MAX_ID_LENGTH:
-                raise ValueError(f"id {key[:40]!r} must have 1 to {MAX_ID_LENGTH} characters")
-            if not 0 <= count <= 100_000:
-                raise ValueError(f"{key!r}: {count} is outside 0..100000")
-        return value
-
-    @model_validator(mode="after")
-    def _loads_in_order(self) -> AssignParams:
-        if self.min_load > self.max_load:
-            raise ValueError(
-                f"min_load: {self.min_load} exceeds the maximum load {self.max_load}; no "
-                "reviewer could meet both"
-            )
-        return self
 
     def side_constraint_names(self) -> list[str]:
         """The options that need the integer program, by field name."""
@@ -233,25 +244,11 @@ class ScoreParams(BaseModel):
         return self
 
 
-class ReassignParams(BaseModel):
+class ReassignParams(LimitParams):
     """Options of an emergency re-assignment (:mod:`services.reassign`): the demand and
-    loads the repaired assignment must meet (same meaning and defaults as in
-    :class:`AssignParams`) and the weight of bids folded into scores. Withdrawn reviewers
-    get a max load of 0 whatever these say."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    reviewers_per_paper: int = AssignParams.model_fields["reviewers_per_paper"]
-    min_load: int = AssignParams.model_fields["min_load"]
-    max_load: int = AssignParams.model_fields["max_load"]
-    demand: dict[str, int] = AssignParams.model_fields["demand"]
-    custom_max_load: dict[str, int] = AssignParams.model_fields["custom_max_load"]
-    bid_weight: float = AssignParams.model_fields["bid_weight"]
-
-    @model_validator(mode="after")
-    def _as_assign_params(self) -> ReassignParams:
-        self.assign_params()  # the same checks (id lengths, counts, min <= max)
-        return self
+    loads the repaired assignment must meet and the weight of bids folded into scores (the
+    same fields, meanings and defaults as :class:`AssignParams`'s). Withdrawn reviewers get
+    a max load of 0 whatever these say."""
 
     def assign_params(self) -> AssignParams:
         """The same options as :class:`AssignParams` (what the problem builder reads)."""
