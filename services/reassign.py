@@ -240,6 +240,16 @@ def reassign(
     keep = np.zeros(problem.n_pairs, dtype=bool)
     keep[position[~in_conflict]] = True
     _warn_over_limits(problem, keep, warnings)
+    unseen = sorted(set(problem.paper_ids) - set(live["paper_id"]))
+    needing = [p for p in unseen if problem.demand[problem.paper_ids.index(p)] > 0]
+    if needing:
+        shown = ", ".join(needing[:10]) + (
+            f" and {len(needing) - 10} more" if len(needing) > 10 else ""
+        )
+        warnings.append(
+            f"{len(needing)} paper(s) have no pair in the live assignment ({shown}): they get "
+            "all their reviewers now"
+        )
     result = matching.reassign(problem, keep, monitor=monitor)
 
     live_score = _live_scores(live, augmented)
