@@ -69,6 +69,18 @@ def test_randomized_runs_store_their_randomness_beside_the_deterministic_optimum
     assert api.call("GET", f"/venues/{venue}/assignments/{run}/randomness", viewer).status_code == (
         404
     )
+    assert body["after_edits"] is None
+    # an edited run is no longer a sample of that distribution: the table says so
+    paper, reviewer = sorted(_pairs(api, venue, chair, run))[0]
+    pinned = api.call(
+        "POST",
+        f"/venues/{venue}/assignments/{run}/pin",
+        chair,
+        json={"paper_id": paper, "reviewer_id": reviewer},
+    )
+    assert pinned.status_code == 200, pinned.text
+    edited = api.call("GET", f"/venues/{venue}/assignments/{run}/randomness", chair).json()
+    assert edited["after_edits"] and edited["metrics"] == body["metrics"]
     assert _deploy(api, venue, chair, run).status_code == 200
     seen = api.call("GET", f"/venues/{venue}/assignments/{run}/randomness", viewer)
     assert seen.status_code == 200 and seen.json()["metrics"] == body["metrics"]

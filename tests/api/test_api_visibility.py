@@ -119,7 +119,7 @@ def _ok(response: Any) -> Any:
 
 
 def venues(w: World, role: str, cell: str) -> None:
-    ids = {v["id"] for v in _ok(w.get(role, "/venues"))["items"]}
+    ids = {v["id"] for v in _ok(w.get(role, "/venues", limit=1000))["items"]}
     assert w.venue in ids
     assert (w.other in ids) == (cell == "all")
     other = w.get(role, f"/venues/{w.other}")
