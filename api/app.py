@@ -101,7 +101,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         runner = JobRunner(
             database,
             {
-                "affinity": affinity_handler(settings.affinity_top_n),
+                "affinity": affinity_handler(
+                    settings.affinity_top_n, settings.run_options, settings.affinity_models_dir
+                ),
                 "assignment": assignment_handler(),
             },
             workers=settings.job_workers,
@@ -110,7 +112,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         runner.start()
         app.state.database = database
         app.state.jobs = runner
-        app.state.explainers = ExplainerCache()
+        app.state.explainers = ExplainerCache(settings.affinity_models_dir, settings.run_options)
         try:
             yield
         finally:

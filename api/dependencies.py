@@ -1,5 +1,5 @@
 """Request parameters and shared objects for every router: the database session,
-pagination, the job runner and the explainer cache."""
+pagination, the job runner, the explainer cache and the server's scoring run options."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from api.db import get_session
 from api.explain import ExplainerCache
 from api.ids import MAX_OFFSET
 from api.jobs import JobRunner
+from recommender.affinity.options import RunOptions
 
 SessionDep = Annotated[Session, Depends(get_session)]
 Limit = Annotated[int, Query(ge=1, le=1000, description="page size")]
@@ -28,5 +29,12 @@ def explainer_cache(request: Request) -> ExplainerCache:
     return cache
 
 
+def run_options(request: Request) -> RunOptions:
+    """The server's scoring run options (models by name, cache, device, memory bounds)."""
+    options: RunOptions = request.app.state.settings.run_options
+    return options
+
+
 Runner = Annotated[JobRunner, Depends(job_runner)]
 Explainers = Annotated[ExplainerCache, Depends(explainer_cache)]
+RunOptionsDep = Annotated[RunOptions, Depends(run_options)]

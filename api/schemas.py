@@ -15,6 +15,7 @@ from api.ids import (
     ReviewerIdText,
     SafeText,
 )
+from recommender.affinity.params import ScoringParams
 from services.params import AssignParams
 from services.params import RequiredAttribute as RequiredAttribute  # re-exported
 
@@ -152,13 +153,28 @@ class JobOut(BaseModel):
 
 
 class AffinityJobIn(BaseModel):
-    config: dict[str, Any] = Field(
-        default_factory=dict,
-        description="recommender.affinity.AffinityConfig fields (e.g. the method)",
+    """An affinity computation: scoring parameters only (the server decides where files
+    live, which device runs and with what memory; the model is named, among
+    ``GET /affinity/models``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    config: ScoringParams = Field(
+        default_factory=ScoringParams,
+        description="scoring parameters (recommender.affinity.ScoringParams); omitted "
+        "fields take the defaults, the same as the command line's",
     )
     top_n: int | None = Field(
         default=None, ge=1, le=10_000, description="scores kept per paper and per reviewer"
     )
+
+
+class AffinityModelsOut(BaseModel):
+    """Embedding models this server is configured with (``ScoringParams.model``)."""
+
+    models: list[str]
+    default: str
+    defaults: ScoringParams = Field(description="the default scoring parameters")
 
 
 class AffinityRunOut(BaseModel):

@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from recommender.affinity.options import RunOptions
+
 
 def _default_data_dir() -> Path:
     return Path(os.environ.get("RECOMMENDER_DATA_DIR", Path.home() / ".local/share/recommender"))
@@ -28,6 +30,11 @@ class Settings:
     ``job_workers``: background threads running affinity and assignment jobs.
     ``inline_jobs``: run each job to completion inside the request that starts it (tests).
     ``affinity_top_n``: stored scores per paper and per reviewer (plus requested pairs).
+    ``run_options``: how affinity jobs run — the embedding models clients may name, the
+    embedding cache, device, batch size and memory bounds
+    (:meth:`recommender.affinity.options.RunOptions.from_env`: ``RECOMMENDER_MODELS``,
+    ``RECOMMENDER_CACHE_DIR``, ...). Server-side only: a client chooses scoring parameters
+    and a model by name, never a path, a device or a limit.
     """
 
     data_dir: Path = field(default_factory=_default_data_dir)
@@ -37,6 +44,7 @@ class Settings:
     inline_jobs: bool = False
     run_migrations: bool = True
     affinity_top_n: int = 50
+    run_options: RunOptions = field(default_factory=RunOptions.from_env)
 
     def __post_init__(self) -> None:
         if not self.database_url:
@@ -48,12 +56,18 @@ class Settings:
         if self.job_workers < 1:
             raise ValueError("job_workers must be at least 1")
 
+    @property
+    def affinity_models_dir(self) -> Path:
+        """Where fitted affinity models of finished runs are kept (fast explanations)."""
+        return Path(self.data_dir) / "affinity-models"
+
     @classmethod
     def from_env(cls) -> Settings:
         """Read ``RECOMMENDER_DATA_DIR``, ``RECOMMENDER_DATABASE_URL``,
         ``RECOMMENDER_MAX_UPLOAD_BYTES``, ``RECOMMENDER_JOB_WORKERS``,
         ``RECOMMENDER_INLINE_JOBS``, ``RECOMMENDER_RUN_MIGRATIONS``,
-        ``RECOMMENDER_AFFINITY_TOP_N``."""
+        ``RECOMMENDER_AFFINITY_TOP_N`` and the run options' variables (see
+        :meth:`recommender.affinity.options.RunOptions.from_env`)."""
         env = os.environ
         return cls(
             data_dir=_default_data_dir(),
@@ -63,4 +77,5 @@ class Settings:
             inline_jobs=_env_bool("RECOMMENDER_INLINE_JOBS", False),
             run_migrations=_env_bool("RECOMMENDER_RUN_MIGRATIONS", True),
             affinity_top_n=int(env.get("RECOMMENDER_AFFINITY_TOP_N", 50)),
+            run_options=RunOptions.from_env(),
         )

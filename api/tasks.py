@@ -6,6 +6,8 @@ while it works), then writes the whole result plus the job's final state in one 
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -14,6 +16,7 @@ import pandas as pd
 from pydantic import ValidationError
 from sqlalchemy import delete, insert
 
+from api.explain import saved_model_dir
 from api.jobs import Handler, JobCancelled, JobContext, JobFailed
 from api.limits import read_stored_limits, resolve_limits
 from api.models import AffinityRun, AffinityScore, AssignmentPair, AssignmentRow, Conflict
@@ -25,26 +28,12 @@ from api.store import (
     pins_frame,
     scores_frame,
 )
+from recommender.affinity.options import RunOptions
+from recommender.affinity.params import ScoringParams
 from services.assignment import json_safe as json_safe  # re-exported for the routers
 from services.params import AssignParams
 
 HISTOGRAM_BINS = 20
-
-
-def top_mask(scores: npt.NDArray[np.floating[Any]], top_n: int) -> npt.NDArray[np.bool_]:
-    """Mask of the ``top_n`` highest scores in each row and in each column of ``scores``
-    (n_papers, n_reviewers): what is stored of a run."""
-    n_papers, n_reviewers = scores.shape
-    keep = np.zeros(scores.shape, dtype=bool)
-    if n_papers == 0 or n_reviewers == 0:
-        return keep
-    k_row = min(top_n, n_reviewers)
-    row_top = np.argpartition(-scores, k_row - 1, axis=1)[:, :k_row]
-    keep[np.arange(n_papers)[:, None], row_top] = True
-    k_col = min(top_n, n_papers)
-    col_top = np.argpartition(-scores, k_col - 1, axis=0)[:k_col, :]
-    keep[col_top, np.arange(n_reviewers)[None, :]] = True
-    return keep
 
 
 def score_statistics(scores: npt.NDArray[np.floating[Any]]) -> dict[str, Any]:
@@ -77,9 +66,20 @@ def score_statistics(scores: npt.NDArray[np.floating[Any]]) -> dict[str, Any]:
     )
 
 
-def affinity_handler(default_top_n: int) -> Handler:
+def affinity_handler(
+    default_top_n: int,
+    options: RunOptions | None = None,
+    models_dir: Path | None = None,
+) -> Handler:
+    """The affinity job: score the venue with the job's scoring parameters and the server's
+    run ``options``, store each paper's and each reviewer's ``top_n`` scores (plus pinned
+    pairs) and the detected conflicts; keep the fitted model under ``models_dir`` (named by
+    job) so that explanations need no re-fit. Progress: texts embedded, papers scored."""
+    options = options or RunOptions()
+
     def run(ctx: JobContext) -> None:
-        from recommender.affinity import AffinityConfig, compute_affinity
+        from matching.topk import top_k_mask
+        from recommender.affinity import AffinityModel
         from recommender.conflicts import detect_conflicts
 
         top_n = int(ctx.params.get("top_n") or default_top_n)
@@ -93,35 +93,41 @@ def affinity_handler(default_top_n: int) -> Handler:
         if not submissions:
             raise JobFailed(f"venue {ctx.venue_id!r} has no submissions: upload them first")
         try:
-            config = AffinityConfig.from_dict(ctx.params.get("config", {}))
-        except (TypeError, ValueError) as error:
+            # Lenient with records of version 0.1 (re-runs): their run options are dropped.
+            params = ScoringParams.from_stored(ctx.params.get("config", {}))
+            if params.uses_embedding:
+                options.model_path(params.model)
+        except ValueError as error:
             raise JobFailed(f"bad affinity config: {error}") from error
         ctx.log(
-            f"{len(submissions)} papers x {len(reviewers)} reviewers, config {config.to_dict()}"
+            f"{len(submissions)} papers x {len(reviewers)} reviewers, config {params.to_dict()}"
         )
         ctx.progress(0.01, "computing affinity", force=True)
-        affinity = compute_affinity(
-            reviewers, submissions, config, progress=ctx.sub_progress(0.01, 0.85)
+        fitted = 0.7 if params.uses_embedding else 0.3
+        model = AffinityModel(params, options).fit(
+            reviewers, submissions, progress=ctx.sub_progress(0.01, fitted)
         )
+        affinity = model.affinity(progress=ctx.sub_progress(fitted, 0.85))
         if not affinity.is_dense:
             raise JobFailed(
-                f"{len(submissions)} x {len(reviewers)} scores exceed the in-memory bound of "
-                f"{config.dense_limit_bytes} bytes (config dense_limit_bytes) that the service "
-                "needs to select and store its top pairs; raise the bound if the server has "
-                "the memory, or score offline with `recommender score --top-k N`"
+                f"{len(submissions)} x {len(reviewers)} scores exceed the server's in-memory "
+                f"bound of {options.dense_limit_bytes} bytes that the service needs to select "
+                "and store its top pairs; the administrator can raise "
+                "RECOMMENDER_DENSE_LIMIT_BYTES, or score offline with "
+                "`recommender score --top-k N`"
             )
-        if len(bids) and config.bid_weight:
+        if len(bids) and params.bid_weight:
             from recommender.bids import apply_bids
 
             affinity = apply_bids(affinity, bids, source="venue bids").affinity
-            ctx.log(f"folded {len(bids)} bids in with weight {config.bid_weight}")
+            ctx.log(f"folded {len(bids)} bids in with weight {params.bid_weight}")
         ctx.progress(0.86, "detecting conflicts", force=True)
         conflicts = detect_conflicts(reviewers, submissions)
         ctx.progress(0.92, "selecting scores to store", force=True)
         scores = np.asarray(affinity.scores, dtype=np.float64)
         paper_ids = list(affinity.paper_ids)
         reviewer_ids = list(affinity.reviewer_ids)
-        keep = top_mask(scores, top_n)
+        keep = top_k_mask(scores, top_n)
         requested = np.zeros_like(keep)
         if len(pins):
             paper_index = pd.Index(paper_ids).get_indexer(pins["paper_id"])
@@ -143,62 +149,112 @@ def affinity_handler(default_top_n: int) -> Handler:
         statistics = score_statistics(scores)
         statistics["stored_pairs"] = len(records)
         statistics["detected_conflicts"] = len(conflicts)
-        config_dict = json_safe(config.to_dict())
+        config_dict = json_safe(params.to_dict())
+        ctx.progress(0.93, "saving the fitted model for explanations", force=True)
+        saved = _save_model(model, models_dir, ctx.venue_id, ctx.job_id)
         ctx.progress(0.95, "writing results", force=True)
-        with ctx.session() as session:
-            run_row = AffinityRun(
-                venue_id=ctx.venue_id,
-                job_id=ctx.job_id,
-                config=config_dict,
-                n_papers=len(paper_ids),
-                n_reviewers=len(reviewer_ids),
-                top_n=top_n,
-                statistics=statistics,
-                corpus_version=version,
+        try:
+            _write_affinity_run(
+                ctx,
+                version,
+                top_n,
+                config_dict,
+                paper_ids,
+                reviewer_ids,
+                records,
+                statistics,
+                conflicts,
             )
-            session.add(run_row)
-            session.flush()
-            score_rows = records.assign(run_id=run_row.id).to_dict("records")
-            for start in range(0, len(score_rows), 5000):
-                session.execute(AffinityScore.__table__.insert(), score_rows[start : start + 5000])
-            session.execute(
-                delete(Conflict).where(
-                    Conflict.venue_id == ctx.venue_id, Conflict.source == "detected"
-                )
-            )
-            described = (
-                conflicts.assign(
-                    reason=conflicts["reason"].astype(str)
-                    + np.where(
-                        conflicts["detail"].astype(str) != "",
-                        ": " + conflicts["detail"].astype(str),
-                        "",
-                    )
-                )
-                if len(conflicts)
-                else conflicts
-            )
-            conflict_rows = (
-                described[["paper_id", "reviewer_id", "reason"]]
-                .astype(str)
-                .groupby(["paper_id", "reviewer_id"], as_index=False)["reason"]
-                .agg("; ".join)
-                .assign(venue_id=ctx.venue_id, source="detected")
-                .to_dict("records")
-            )
-            if conflict_rows:
-                session.execute(Conflict.__table__.insert(), conflict_rows)
-            ctx.finish(
-                session,
-                {
-                    "affinity_run_id": run_row.id,
-                    "stored_pairs": len(records),
-                    "detected_conflicts": len(conflict_rows),
-                },
-            )
-            session.commit()
+        except BaseException:
+            if saved is not None:
+                shutil.rmtree(saved, ignore_errors=True)
+            raise
 
     return run
+
+
+def _save_model(model: Any, models_dir: Path | None, venue_id: str, job_id: int) -> Path | None:
+    """Keep the fitted model of a run for explanations, and only the newest run's per venue
+    (explanations are of the latest run). None if not kept: a failure to save costs speed
+    only (explanations then re-fit), so it is not fatal."""
+    if models_dir is None:
+        return None
+    from recommender.affinity.store import save_model
+
+    target = saved_model_dir(models_dir, venue_id, job_id)
+    try:
+        save_model(model, target)
+    except OSError:
+        return None
+    for older in target.parent.glob("job-*"):
+        if older != target:
+            shutil.rmtree(older, ignore_errors=True)
+    return target
+
+
+def _write_affinity_run(
+    ctx: JobContext,
+    version: Any,
+    top_n: int,
+    config_dict: dict[str, Any],
+    paper_ids: list[str],
+    reviewer_ids: list[str],
+    records: pd.DataFrame,
+    statistics: dict[str, Any],
+    conflicts: pd.DataFrame,
+) -> None:
+    """The run, its stored scores, the detected conflicts and the job's success, in one
+    transaction."""
+    with ctx.session() as session:
+        run_row = AffinityRun(
+            venue_id=ctx.venue_id,
+            job_id=ctx.job_id,
+            config=config_dict,
+            n_papers=len(paper_ids),
+            n_reviewers=len(reviewer_ids),
+            top_n=top_n,
+            statistics=statistics,
+            corpus_version=version,
+        )
+        session.add(run_row)
+        session.flush()
+        score_rows = records.assign(run_id=run_row.id).to_dict("records")
+        for start in range(0, len(score_rows), 5000):
+            session.execute(AffinityScore.__table__.insert(), score_rows[start : start + 5000])
+        session.execute(
+            delete(Conflict).where(Conflict.venue_id == ctx.venue_id, Conflict.source == "detected")
+        )
+        described = (
+            conflicts.assign(
+                reason=conflicts["reason"].astype(str)
+                + np.where(
+                    conflicts["detail"].astype(str) != "",
+                    ": " + conflicts["detail"].astype(str),
+                    "",
+                )
+            )
+            if len(conflicts)
+            else conflicts
+        )
+        conflict_rows = (
+            described[["paper_id", "reviewer_id", "reason"]]
+            .astype(str)
+            .groupby(["paper_id", "reviewer_id"], as_index=False)["reason"]
+            .agg("; ".join)
+            .assign(venue_id=ctx.venue_id, source="detected")
+            .to_dict("records")
+        )
+        if conflict_rows:
+            session.execute(Conflict.__table__.insert(), conflict_rows)
+        ctx.finish(
+            session,
+            {
+                "affinity_run_id": run_row.id,
+                "stored_pairs": len(records),
+                "detected_conflicts": len(conflict_rows),
+            },
+        )
+        session.commit()
 
 
 class AssignmentJobParams(AssignParams):

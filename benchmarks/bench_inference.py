@@ -5,7 +5,7 @@ backend, all texts are embedded once (timed), in the order plain, backends..., p
 (the two plain runs bound drift from other load on the machine; the ratio uses their mean).
 Quality: cosine to the float32 vectors, agreement of the per-rater score order, and the
 gold-dev pairwise loss (recommender.evaluate.pairwise_loss, mean over the 10 draws) of
-embedding-only affinity (aggregation = AffinityConfig default: top-3 mean).
+embedding-only affinity (aggregation = ScoringParams default: top-3 mean).
 
     python -m benchmarks.bench_inference [--gold /work/shared/gold-dev] [--threads 2]
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from recommender.affinity import AffinityConfig, aggregate
+from recommender.affinity import ScoringParams, aggregate
 from recommender.embeddings import default_model_path, load_model
 from recommender.evaluate import gold_draws, pairwise_loss, read_gold_ratings
 from recommender.fast_encoder import FastEncoder, cpu_flags
@@ -34,7 +34,7 @@ def _gold_corpora(gold_dir: Path):
     ]
 
 
-def _gold_loss(corpora, gold, vectors: dict[str, np.ndarray], config: AffinityConfig):
+def _gold_loss(corpora, gold, vectors: dict[str, np.ndarray], config: ScoringParams):
     losses, orders = [], []
     for reviewers, submissions in corpora:
         pub_vectors = np.stack([vectors[p.text] for r in reviewers for p in r.publications])
@@ -80,24 +80,33 @@ def main() -> None:
         torch.set_num_threads(args.threads)
     corpora = _gold_corpora(args.gold)
     gold = read_gold_ratings(args.gold / "evaluations.tsv")
-    texts = list(dict.fromkeys(
-        [p.text for reviewers, _ in corpora for r in reviewers for p in r.publications]
-        + [s.text for _, submissions in corpora for s in submissions]
-    ))
+    texts = list(
+        dict.fromkeys(
+            [p.text for reviewers, _ in corpora for r in reviewers for p in r.publications]
+            + [s.text for _, submissions in corpora for s in submissions]
+        )
+    )
     if args.limit:
         texts = texts[: args.limit]
     words = [len(t.split()) for t in texts]
     flags = cpu_flags()
-    print(f"{len(texts)} unique gold-dev texts, median {int(np.median(words))} words; "
-          f"torch threads {torch.get_num_threads()}, cores {os.cpu_count()}, "
-          f"bf16 units: {sorted(flags & {'amx_bf16', 'avx512_bf16'})}, "
-          f"vnni: {'avx512_vnni' in flags}, load {os.getloadavg()[0]:.2f}")
+    print(
+        f"{len(texts)} unique gold-dev texts, median {int(np.median(words))} words; "
+        f"torch threads {torch.get_num_threads()}, cores {os.cpu_count()}, "
+        f"bf16 units: {sorted(flags & {'amx_bf16', 'avx512_bf16'})}, "
+        f"vnni: {'avx512_vnni' in flags}, load {os.getloadavg()[0]:.2f}"
+    )
     model = load_model(default_model_path())
     model.encode(texts[:16], batch_size=32)
 
     def plain() -> np.ndarray:
-        return model.encode(texts, batch_size=32, normalize_embeddings=True,
-                            convert_to_numpy=True, show_progress_bar=False)
+        return model.encode(
+            texts,
+            batch_size=32,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
 
     encoders = {
         name: FastEncoder(backend=name, cache_dir=args.cache_dir, num_threads=args.threads)
@@ -118,15 +127,21 @@ def main() -> None:
     plain()
     second_plain = time.perf_counter() - started
     plain_seconds = (first_plain + second_plain) / 2
-    config = AffinityConfig(method="embedding")
-    base_loss, base_orders = _gold_loss(
-        corpora, gold, dict(zip(texts, vectors["plain"], strict=True)), config
-    ) if not args.limit else (float("nan"), [])
-    print(f"{'backend':12s} {'texts/s':>8s} {'x plain':>8s} {'cos min':>8s} {'cos mean':>9s} "
-          f"{'gold loss':>9s} {'d loss':>7s} {'order agree':>11s}")
-    print(f"{'plain fp32':12s} {len(texts) / plain_seconds:8.1f} {1.0:8.2f} {1.0:8.4f} "
-          f"{1.0:9.5f} {base_loss:9.4f} {0.0:7.4f} {1.0:11.4f}   "
-          f"(runs {first_plain:.1f}s, {second_plain:.1f}s)")
+    config = ScoringParams(method="embedding")
+    base_loss, base_orders = (
+        _gold_loss(corpora, gold, dict(zip(texts, vectors["plain"], strict=True)), config)
+        if not args.limit
+        else (float("nan"), [])
+    )
+    print(
+        f"{'backend':12s} {'texts/s':>8s} {'x plain':>8s} {'cos min':>8s} {'cos mean':>9s} "
+        f"{'gold loss':>9s} {'d loss':>7s} {'order agree':>11s}"
+    )
+    print(
+        f"{'plain fp32':12s} {len(texts) / plain_seconds:8.1f} {1.0:8.2f} {1.0:8.4f} "
+        f"{1.0:9.5f} {base_loss:9.4f} {0.0:7.4f} {1.0:11.4f}   "
+        f"(runs {first_plain:.1f}s, {second_plain:.1f}s)"
+    )
     for name in encoders:
         cosine = (vectors[name] * vectors["plain"]).sum(axis=1)
         loss, orders = (float("nan"), [])
@@ -136,9 +151,11 @@ def main() -> None:
                 corpora, gold, dict(zip(texts, vectors[name], strict=True)), config
             )
             agreement = _rank_agreement(base_orders, orders)
-        print(f"{name:12s} {len(texts) / timings[name]:8.1f} {plain_seconds / timings[name]:8.2f} "
-              f"{cosine.min():8.4f} {cosine.mean():9.5f} {loss:9.4f} {loss - base_loss:7.4f} "
-              f"{agreement:11.4f}")
+        print(
+            f"{name:12s} {len(texts) / timings[name]:8.1f} {plain_seconds / timings[name]:8.2f} "
+            f"{cosine.min():8.4f} {cosine.mean():9.5f} {loss:9.4f} {loss - base_loss:7.4f} "
+            f"{agreement:11.4f}"
+        )
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from recommender.affinity import AffinityConfig, compute_affinity
+from recommender.affinity import RunOptions, ScoringParams, compute_affinity
 from recommender.io import read_openreview_archives, read_submissions
 
 
@@ -30,15 +30,15 @@ def main() -> None:
     )
 
     started = time.perf_counter()
-    compute_affinity(reviewers, submissions, AffinityConfig(method="tfidf"))
+    compute_affinity(reviewers, submissions, ScoringParams(method="tfidf"))
     tfidf_s = time.perf_counter() - started
     with tempfile.TemporaryDirectory() as directory:
-        config = AffinityConfig(cache_dir=directory)
+        options = RunOptions(cache_dir=Path(directory))
         started = time.perf_counter()
-        compute_affinity(reviewers, submissions, config)
+        compute_affinity(reviewers, submissions, ScoringParams(), options)
         cold_s = time.perf_counter() - started
         started = time.perf_counter()
-        compute_affinity(reviewers, submissions, config)
+        compute_affinity(reviewers, submissions, ScoringParams(), options)
         warm_s = time.perf_counter() - started
     print(f"tfidf only                   : {tfidf_s:7.2f} s")
     print(f"default, cache cold (+load)  : {cold_s:7.2f} s  ({cold_s / tfidf_s:.1f}x tfidf)")

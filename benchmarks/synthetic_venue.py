@@ -7,14 +7,20 @@ author: reviewers have a small set of home topics their publications draw from, 
 draw 1-3 topics; ~35% of tokens are stop words, ~30% background, ~35% topic words. All token
 draws are vectorised (one call per venue, not per word); everything follows one seed.
 
-``python -m benchmarks.synthetic_venue --papers 200 --reviewers 100`` prints a summary.
+``python -m benchmarks.synthetic_venue --papers 200 --reviewers 100`` prints a summary;
+with ``--write DIR`` it writes the venue as OpenReview exports (what ``recommender score``
+reads): ``DIR/archives/~Reviewer_<r>1.jsonl`` expertise archives (one publication per line,
+with the fields of a real crawl: title, abstract, year, ids, link, authors) and
+``DIR/submissions.json`` (notes keyed by id).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -172,18 +178,77 @@ def synthetic_venue_corpus(shape: VenueShape | None = None, seed: int = 0) -> Co
     return Corpus(reviewers=tuple(reviewers), submissions=submissions)
 
 
+def reviewer_archive_id(index: int) -> str:
+    """OpenReview-style profile id of synthetic reviewer ``index``."""
+    return f"~Reviewer_{index}1"
+
+
+def write_openreview_venue(corpus: Corpus, directory: str | Path, seed: int = 0) -> Path:
+    """Write ``corpus`` as OpenReview exports under ``directory`` (see the module docstring);
+    returns the directory. Author lists name the reviewer and 2-6 co-authors drawn from the
+    other reviewers' names, so conflict detection has realistic work."""
+    root = Path(directory)
+    archives = root / "archives"
+    archives.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed + 1)
+    n_reviewers = len(corpus.reviewers)
+    for r, reviewer in enumerate(corpus.reviewers):
+        lines = []
+        for publication in reviewer.publications:
+            others = rng.integers(0, n_reviewers, size=int(rng.integers(2, 7)))
+            authors = [f"Reviewer {int(o)}" for o in others]
+            authors.insert(int(rng.integers(0, len(authors) + 1)), f"Reviewer {r}")
+            digest = f"{rng.integers(0, 2**63):016x}{rng.integers(0, 2**63):016x}"[:40]
+            arxiv = f"{(publication.year or 2020) % 100:02d}{int(rng.integers(1, 13)):02d}."
+            arxiv += f"{int(rng.integers(0, 99999)):05d}"
+            note = {
+                "id": digest,
+                "content": {
+                    "title": publication.title,
+                    "abstract": publication.abstract,
+                    "year": publication.year,
+                    "ssId": digest,
+                    "arXivId": arxiv,
+                    "link": f"https://arxiv.org/abs/{arxiv}",
+                    "openAccess": True,
+                    "authors": authors,
+                },
+            }
+            lines.append(json.dumps(note))
+        path = archives / f"{reviewer_archive_id(r)}.jsonl"
+        path.write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
+    submissions = {}
+    for submission in corpus.submissions:
+        authors = [f"Author {int(a)}" for a in rng.integers(0, 10 * n_reviewers, size=4)]
+        submissions[submission.id] = {
+            "id": submission.id,
+            "content": {
+                "title": submission.title,
+                "abstract": submission.abstract,
+                "authors": authors,
+            },
+        }
+    (root / "submissions.json").write_text(json.dumps(submissions), encoding="utf-8")
+    return root
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--papers", type=int, default=200)
     parser.add_argument("--reviewers", type=int, default=100)
     parser.add_argument("--pubs", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--write", type=Path, default=None, metavar="DIR", help="write OpenReview exports here"
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     corpus = synthetic_venue_corpus(
         VenueShape(n_papers=args.papers, n_reviewers=args.reviewers, pubs_per_reviewer=args.pubs),
         seed=args.seed,
     )
+    if args.write is not None:
+        write_openreview_venue(corpus, args.write, seed=args.seed)
     elapsed = time.perf_counter() - started
     words = [len(s.text.split()) for s in corpus.submissions]
     print(

@@ -4,7 +4,6 @@ from flags, the affinity options."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -122,19 +121,13 @@ def default_help(model: type[BaseModel], field: str, text: str) -> str:
     return f"{text} (default: {shown})"
 
 
-def default_cache_dir() -> Path:
-    configured = os.environ.get("RECOMMENDER_CACHE_DIR")
-    if configured:
-        return Path(configured)
-    return Path.home() / ".cache" / "reviewer-recommender"
-
-
 def add_affinity_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model",
         type=Path,
         default=None,
-        help="local sentence-transformers model directory (default: MiniLM-L6)",
+        help="local sentence-transformers model directory, or the name of a model in "
+        "$RECOMMENDER_MODELS (default: all-MiniLM-L6-v2, bundled)",
     )
     parser.add_argument("--method", default=None, choices=["tfidf", "embedding", "combined"])
     parser.add_argument("--aggregation", default=None)
@@ -153,26 +146,50 @@ def add_affinity_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def affinity_config(args: argparse.Namespace) -> Any:
-    """The :class:`recommender.affinity.AffinityConfig` the affinity flags describe."""
-    from recommender.affinity import AffinityConfig
+def run_options(args: argparse.Namespace) -> Any:
+    """The :class:`recommender.affinity.RunOptions` of this run: the environment's
+    (``RECOMMENDER_*``, see ``RunOptions.from_env``) with the flags that override them."""
+    from recommender.affinity import RunOptions
 
+    try:
+        options = RunOptions.from_env()
+        if getattr(args, "cache_dir", None) is not None:
+            options = options.replace(cache_dir=args.cache_dir)
+        if getattr(args, "encoder_backend", None):
+            options = options.replace(encoder_backend=args.encoder_backend)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    return options
+
+
+def affinity_config(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The scoring parameters (:class:`recommender.affinity.ScoringParams`) and run options
+    (:class:`recommender.affinity.RunOptions`) the affinity flags describe. ``--model`` is a
+    model name the environment configures or a local directory (registered by its name)."""
+    from recommender.affinity import ScoringParams
+
+    options = run_options(args)
     overrides: dict[str, Any] = {}
     if args.method:
         overrides["method"] = args.method
     if args.aggregation:
         overrides["aggregation"] = args.aggregation
-    if args.encoder_backend:
-        overrides["encoder_backend"] = args.encoder_backend
     if args.model is not None:
-        if not args.model.is_dir():
-            raise CommandError(f"--model {args.model}: not a directory")
-        overrides["model_path"] = str(args.model)
-    overrides["cache_dir"] = str(args.cache_dir or default_cache_dir())
-    base = AffinityConfig()
+        if str(args.model) in options.model_names():
+            overrides["model"] = str(args.model)
+        elif args.model.is_dir():
+            try:
+                options, overrides["model"] = options.with_model_directory(args.model)
+            except ValueError as error:
+                raise CommandError(f"--model {args.model}: {error}") from None
+        else:
+            raise CommandError(
+                f"--model {args.model}: neither a directory nor a configured model name "
+                f"({', '.join(options.model_names())})"
+            )
     try:
-        return AffinityConfig.from_dict({**base.to_dict(), **overrides})
-    except (TypeError, ValueError) as error:
+        return ScoringParams.from_dict(overrides), options
+    except ValueError as error:
         raise CommandError(str(error)) from None
 
 

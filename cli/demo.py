@@ -69,8 +69,8 @@ def run(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     corpus = read_corpus(SAMPLE_REVIEWERS, SAMPLE_SUBMISSIONS)
-    config = affinity_config(args)
-    scored = score(corpus, config, ScoreParams())
+    scoring, options = affinity_config(args)
+    scored = score(corpus, scoring, ScoreParams(), options=options)
     scored_at = time.perf_counter()
     affinity = scored.affinity
     assert affinity.scores is not None
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     constraints = conflict_constraints(conflicts) if conflicts is not None else None
     summary = {
         **result.report(),
-        "affinity": json_safe(config.to_dict()),
+        "affinity": json_safe(scored.model.params.to_dict()),
         "conflicts": 0 if constraints is None else len(constraints),
         "score_seconds": round(scored_at - started, 2),
         "total_seconds": round(finished - started, 2),
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         f"demo: {len(corpus.submissions)} ICLR 2026 submissions x {len(corpus.reviewers)} reviewers"
     )
     print(
-        f"affinity: {config.method} ({config.aggregation}), {summary['score_seconds']} s; "
+        f"affinity: {scoring.method} ({scoring.aggregation}), {summary['score_seconds']} s; "
         f"conflicts found: {summary['conflicts']}"
     )
     print_summary(result.summary)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cli.common import CommandError, default_cache_dir
+from cli.common import CommandError, run_options
 
 
 def add_parser(commands: Any) -> None:
@@ -23,7 +23,7 @@ def add_evaluate_options(parser: argparse.ArgumentParser) -> None:
         "--config",
         action="append",
         default=[],
-        help="NAME=JSON or a JSON file of an AffinityConfig; repeatable",
+        help="NAME=JSON or a JSON file of scoring parameters (ScoringParams fields); repeatable",
     )
     parser.add_argument("--bootstrap", type=int, default=1000, help="rater resamples for the CI")
     parser.add_argument("--seed", type=int, default=0)
@@ -34,12 +34,12 @@ def add_evaluate_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from recommender.affinity import AffinityConfig
+    from recommender.affinity import ScoringParams
     from recommender.evaluate import evaluate_gold, format_report
 
     if not args.gold.is_dir():
         raise CommandError(f"--gold {args.gold}: not a directory")
-    cache = {"cache_dir": str(args.cache_dir or default_cache_dir())}
+    options = run_options(args)
     configs: dict[str, Any] = {}
     for spec in args.config or []:
         name, _, body = spec.partition("=")
@@ -53,18 +53,17 @@ def run(args: argparse.Namespace) -> int:
         except json.JSONDecodeError as error:
             raise CommandError(f"--config {name}: invalid JSON ({error})") from None
         if not isinstance(values, dict):
-            raise CommandError(f"--config {name}: expected a JSON object of AffinityConfig fields")
+            raise CommandError(f"--config {name}: expected a JSON object of ScoringParams fields")
         try:
-            configs[name] = AffinityConfig.from_dict(
-                {**AffinityConfig().to_dict(), **cache, **values}
-            )
+            configs[name] = ScoringParams.from_dict(values)
         except (TypeError, ValueError) as error:
             raise CommandError(f"--config {name}: {error}") from None
     if not configs:
-        configs["default"] = AffinityConfig.from_dict({**AffinityConfig().to_dict(), **cache})
+        configs["default"] = ScoringParams()
     report = evaluate_gold(
         args.gold,
         list(configs.values()),
+        options=options,
         labels=list(configs),
         draws=args.draws,
         bootstrap_samples=args.bootstrap,

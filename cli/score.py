@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.bid_weight is not None and args.bids is None:
         raise CommandError("--bid-weight: applies to --bids, which is not given")
-    config = affinity_config(args)
+    scoring, options = affinity_config(args)
     corpus = read_corpus(args.archives, args.submissions, args.publications)
     if args.explain:
         check_explain(corpus, *args.explain)
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.bids.exists():
             raise CommandError(f"{args.bids}: no such file or directory")
         bids = Rows(read_bids(args.bids, with_lines=True), str(args.bids))
-    result = score(corpus, config, params, bids=bids)
+    result = score(corpus, scoring, params, options=options, bids=bids)
     for warning in result.warnings:
         say(f"warning: {warning}")
     provenance: dict[str, Any] = {}
@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     )
     print(
         f"scored {len(result.affinity.paper_ids)} papers x {len(result.affinity.reviewer_ids)} "
-        f"reviewers ({config.method}, {params.engine}) in {elapsed:.1f} s{removed} -> "
+        f"reviewers ({scoring.method}, {params.engine}) in {elapsed:.1f} s{removed} -> "
         f"{args.output}"
     )
     if args.explain:

@@ -18,6 +18,7 @@ import scipy.sparse as sp
 
 from matching.diagnose import diagnose
 from matching.problem import AssignmentProblem, FloatArray, Infeasible, IntArray, sorted_member
+from matching.topk import TopK, merge_top_k, offset_rows, top_k_rows
 
 ScoreSource: TypeAlias = (
     npt.NDArray[np.floating] | Callable[[], Iterable[np.ndarray]] | Iterable[np.ndarray]
@@ -35,7 +36,8 @@ def top_k_pairs(
     shape: tuple[int, int] | None = None,
 ) -> tuple[IntArray, IntArray, FloatArray]:
     """Union of each paper's top ``k_paper`` and each reviewer's top ``k_reviewer``
-    (default ``k_paper``) non-conflicted pairs, plus the forced pairs.
+    (default ``k_paper``) non-conflicted pairs, plus the forced pairs. Ties are broken
+    by index (:mod:`matching.topk`), so the pairs do not depend on how rows are blocked.
 
     ``scores``: a dense (n_papers, n_reviewers) array, or row blocks (2-D arrays of
     consecutive papers, all with n_reviewers columns) as an iterable or a callable
@@ -54,8 +56,7 @@ def top_k_pairs(
     n_reviewers = first.shape[1]
     conflict_rows = _row_lookup(conflicts, shape, n_reviewers, "conflicts")
     forced_rows = _row_lookup(forced, shape, n_reviewers, "forced")
-    best_value = np.full((0, n_reviewers), -np.inf)
-    best_row = np.zeros((0, n_reviewers), dtype=np.int64)
+    best = TopK.empty(n_reviewers, k_reviewer, np.float64)  # each reviewer's top papers
     parts_paper: list[IntArray] = []
     parts_reviewer: list[IntArray] = []
     parts_score: list[FloatArray] = []
@@ -77,29 +78,19 @@ def top_k_pairs(
         parts_score.append(values[forced_r, forced_c])
         conflict_r, conflict_c = conflict_rows(row0, row0 + rows)
         values[conflict_r, conflict_c] = -np.inf
-        k = min(k_paper, n_reviewers)
-        if k > 0:
-            top = np.argpartition(-values, k - 1, axis=1)[:, :k]
-            top_values = np.take_along_axis(values, top, axis=1)
-            keep = np.isfinite(top_values)
-            parts_paper.append(np.broadcast_to(np.arange(rows)[:, None] + row0, top.shape)[keep])
-            parts_reviewer.append(top[keep].astype(np.int64))
-            parts_score.append(top_values[keep])
+        top = top_k_rows(values, k_paper)
+        keep = top.indices >= 0
+        parts_paper.append(np.broadcast_to(np.arange(rows)[:, None] + row0, keep.shape)[keep])
+        parts_reviewer.append(top.indices[keep].astype(np.int64))
+        parts_score.append(np.asarray(top.values[keep], dtype=np.float64))
         if k_reviewer > 0:
-            merged_value = np.vstack([best_value, values])
-            merged_row = np.vstack(
-                [best_row, np.broadcast_to(np.arange(rows)[:, None] + row0, values.shape)]
-            )
-            if len(merged_value) > k_reviewer:
-                top = np.argpartition(-merged_value, k_reviewer - 1, axis=0)[:k_reviewer]
-                merged_value = np.take_along_axis(merged_value, top, axis=0)
-                merged_row = np.take_along_axis(merged_row, top, axis=0)
-            best_value, best_row = merged_value, merged_row
+            column_top = top_k_rows(np.ascontiguousarray(values.T), k_reviewer)
+            best = merge_top_k(best, offset_rows(column_top, row0), k_reviewer)
         row0 += rows
-    keep = np.isfinite(best_value)
-    parts_paper.append(best_row[keep])
-    parts_reviewer.append(np.broadcast_to(np.arange(n_reviewers), best_value.shape)[keep])
-    parts_score.append(best_value[keep])
+    keep = best.indices >= 0
+    parts_paper.append(best.indices[keep].astype(np.int64))
+    parts_reviewer.append(np.broadcast_to(np.arange(n_reviewers)[:, None], keep.shape)[keep])
+    parts_score.append(np.asarray(best.values[keep], dtype=np.float64))
     paper = np.concatenate(parts_paper).astype(np.int64)
     reviewer = np.concatenate(parts_reviewer).astype(np.int64)
     score = np.concatenate(parts_score)

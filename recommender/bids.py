@@ -76,9 +76,9 @@ def apply_bids(
 
     ``bids``: columns ``paper_id``, ``reviewer_id`` and ``label`` or ``bid`` (as returned by
     :func:`recommender.io.read_bids`: the label decides exclusion when present, else the
-    ``bid`` cell is parsed). ``weight`` defaults to ``affinity.config.bid_weight``.
+    ``bid`` cell is parsed). ``weight`` defaults to ``affinity.params.bid_weight``.
     """
-    weight = affinity.config.bid_weight if weight is None else float(weight)
+    weight = affinity.params.bid_weight if weight is None else float(weight)
     if not math.isfinite(weight):
         raise ValueError(f"bid weight must be finite, got {weight}")
     missing = [c for c in ("paper_id", "reviewer_id") if c not in bids.columns]
@@ -93,6 +93,8 @@ def apply_bids(
                 )
             ]
         )
+    if affinity.scores is None:
+        raise ValueError("bids need every pair's score; this affinity holds only the top pairs")
     papers = {p: i for i, p in enumerate(affinity.paper_ids)}
     reviewers = {r.removeprefix("~"): i for i, r in enumerate(affinity.reviewer_ids)}
     delta = np.zeros_like(affinity.scores)

@@ -1,18 +1,23 @@
 """Scale-out on Dask: embedding chunks and blockwise paper blocks run as Dask tasks.
 
+:func:`dask_score` is ``recommender score --engine dask``: one cluster embeds the texts
+missing from the embedding cache (:class:`DaskTextEncoder`) and scores the paper blocks.
+
 By default an embedded ``distributed.LocalCluster`` is started (``n_workers`` processes of
 ``threads_per_worker`` threads) and closed afterwards; ``scheduler_address`` (e.g.
 ``"tcp://scheduler:8786"``) uses an existing cluster instead, and ``client`` an existing
 ``distributed.Client``. Workers need this package and the model directory at the same path.
 
 Results are identical to the single-process functions: the publication plan is built once
-(:func:`recommender.blockwise.plan_blockwise`) and broadcast to every worker, each task runs
-:func:`recommender.blockwise.score_paper_block` on one paper block — the same function and
-blocks as :func:`recommender.blockwise.blockwise_affinity` — and top-K merging is
-order-independent. Embedding uses the same length-sorted chunks as
-:func:`encode_in_chunks`.
+(:func:`recommender.affinity.blockwise.plan_blockwise`) and broadcast to every worker, each
+task runs :func:`recommender.affinity.blockwise.score_paper_block` on one paper block — the
+same function and blocks as :func:`recommender.affinity.blockwise.blockwise_affinity` — and
+top-K merging is order-independent. Embedding uses the same length-sorted chunks and
+encoder settings as the local path (:class:`recommender.profiles.LocalTextEncoder`), so the
+vectors (and their embedding-cache entries) are the same.
 
-``progress(fraction, stage)`` is called as tasks finish.
+``progress(fraction, stage)`` is called as tasks finish; it may raise to cancel (pending
+tasks are cancelled).
 """
 
 from __future__ import annotations
@@ -25,22 +30,31 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from recommender.affinity import Affinity, AffinityConfig, AffinityModel
-from recommender.blockwise import (
-    DEFAULT_DENSE_LIMIT_BYTES,
+from recommender.affinity.blockwise import (
     BlockAccumulator,
     BlockPlan,
     BlockResult,
-    Channel,
     SparseAffinity,
-    Vectors,
-    model_channels,
     paper_block_parts,
     paper_block_ranges,
     prepare_blockwise,
     score_paper_block,
 )
+from recommender.affinity.model import AffinityModel
+from recommender.affinity.options import (
+    DENSE_LIMIT_BYTES,
+    KEEP_PER_PAPER,
+    KEEP_PER_REVIEWER,
+    PAPER_BLOCK,
+    PUBLICATION_BLOCK,
+    RunOptions,
+)
+from recommender.affinity.params import ScoringParams
+from recommender.affinity.result import Affinity
+from recommender.affinity.similarity import Channel, Vectors
+from recommender.corpus import Reviewer, Submission
 from recommender.fast_encoder import FastEncoder
+from recommender.profiles import ENCODE_CHUNK, ChunkCallback, LocalTextEncoder
 
 FloatMatrix = npt.NDArray[np.float32]
 Progress = Callable[[float, str], None]
@@ -74,7 +88,7 @@ def dask_client(
             threads_per_worker=threads_per_worker,
             processes=processes,
             dashboard_address=":0",
-            silence_logs=40,
+            silence_logs=50,  # CRITICAL: task errors surface as exceptions; shutdown races need not
         ) as cluster,
         Client(cluster) as local,
     ):
@@ -104,20 +118,20 @@ def dask_blockwise_affinity(
     threads_per_worker: int = 1,
     processes: bool = True,
     blas_threads: int | None = None,
-    config: AffinityConfig | None = None,
+    params: ScoringParams | None = None,
     publication_weights: npt.ArrayLike | None = None,
     scale: float = 1.0,
     intercept: float = 0.0,
-    k_per_paper: int = 100,
-    k_per_reviewer: int = 50,
-    paper_block: int = 512,
-    publication_block: int = 4096,
+    k_per_paper: int = KEEP_PER_PAPER,
+    k_per_reviewer: int = KEEP_PER_REVIEWER,
+    paper_block: int = PAPER_BLOCK,
+    publication_block: int = PUBLICATION_BLOCK,
     keep_dense: bool | str = "auto",
-    dense_limit_bytes: int = DEFAULT_DENSE_LIMIT_BYTES,
-    minmax: bool | None = None,
+    dense_limit_bytes: int = DENSE_LIMIT_BYTES,
     progress: Progress | None = None,
 ) -> SparseAffinity:
-    """:func:`recommender.blockwise.blockwise_affinity` with one Dask task per paper block.
+    """:func:`recommender.affinity.blockwise.blockwise_affinity` with one Dask task per
+    paper block.
 
     Same arguments and result; ``blas_threads`` caps BLAS threads inside each task
     (default: ``threads_per_worker`` on an embedded cluster, untouched on a given one);
@@ -128,7 +142,7 @@ def dask_blockwise_affinity(
         paper_vectors,
         publication_vectors,
         offsets,
-        config=config,
+        params=params,
         publication_weights=publication_weights,
         scale=scale,
         intercept=intercept,
@@ -138,7 +152,6 @@ def dask_blockwise_affinity(
         publication_block=publication_block,
         keep_dense=keep_dense,
         dense_limit_bytes=dense_limit_bytes,
-        minmax=minmax,
         report=report,
     )
     n_papers = channels[0].paper_vectors.shape[0]
@@ -168,40 +181,80 @@ def dask_blockwise_affinity(
             )
             for start, stop in paper_block_ranges(n_papers, paper_block)
         ]
-        report(0.05, f"submitted {len(futures)} paper blocks")
-        for done, future in enumerate(as_completed(futures), start=1):
-            accumulator.add(future.result())
-            report(0.05 + 0.95 * done / len(futures), f"scored {done}/{len(futures)} blocks")
-            future.release()
+        try:
+            for done, future in enumerate(as_completed(futures), start=1):
+                accumulator.add(future.result())
+                future.release()
+                report(done / len(futures), f"scored {done}/{len(futures)} paper blocks")
+        except BaseException:
+            active.cancel(futures)
+            raise
     return accumulator.result(
         {"paper_block": paper_block, "publication_block": publication_block, "engine": "dask"}
     )
 
 
 def dask_model_affinity(model: AffinityModel, **options: Any) -> Affinity:
-    """Score a fitted :class:`~recommender.affinity.AffinityModel` on Dask: the same
-    :class:`~recommender.affinity.Affinity` as ``model.affinity()`` (up to float32 rounding
-    of the blockwise mix). The full matrix is kept when it fits
-    ``model.config.dense_limit_bytes``, else each paper's top ``keep_per_paper`` and each
-    reviewer's top ``keep_per_reviewer`` pairs. ``options``: :func:`dask_blockwise_affinity`
-    keywords (client, scheduler_address, n_workers, processes, paper_block, progress...).
-    """
-    config = model.config
-    channels, intercept = model_channels(model)
-    result = dask_blockwise_affinity(
-        channels,
-        None,
-        model.offsets,
-        config=config,
-        publication_weights=model.weights,
-        scale=model.scale(),
-        intercept=intercept,
-        k_per_paper=config.keep_per_paper,
-        k_per_reviewer=config.keep_per_reviewer,
-        keep_dense=model.keeps_dense(),
-        **options,
-    )
+    """Score a fitted :class:`~recommender.affinity.model.AffinityModel` on Dask: the same
+    :class:`~recommender.affinity.result.Affinity` as ``model.affinity()`` (up to float32
+    rounding of the blockwise mix), with the model's run options (full matrix kept when it
+    fits ``dense_limit_bytes``, else each side's top pairs). ``options``:
+    :func:`dask_blockwise_affinity` keywords (client, scheduler_address, n_workers,
+    processes, paper_block, progress...) overriding the model's."""
+    result = dask_blockwise_affinity(**{**model.blockwise_options(), **options})
     return model.affinity_from_blockwise(result)
+
+
+def dask_score(
+    reviewers: Sequence[Reviewer],
+    submissions: Sequence[Submission],
+    params: ScoringParams | None = None,
+    options: RunOptions | None = None,
+    *,
+    client: Any = None,
+    scheduler_address: str | None = None,
+    n_workers: int = 2,
+    threads_per_worker: int = 1,
+    processes: bool = True,
+    progress: Progress | None = None,
+) -> tuple[AffinityModel, Affinity]:
+    """Fit and score on one Dask cluster: texts missing from the embedding cache are
+    embedded by the workers (:class:`DaskTextEncoder`), then paper blocks are scored
+    there. Returns the fitted model (for explanations) and the scores, equal to
+    :func:`recommender.affinity.model.compute_affinity`'s up to float32 rounding.
+    ``progress(fraction, stage)`` covers both and may raise to cancel."""
+    params = params or ScoringParams()
+    options = options or RunOptions()
+    report = progress or (lambda fraction, stage: None)
+    fit_share = 0.85 if params.uses_embedding else 0.4
+    with dask_client(
+        client,
+        scheduler_address,
+        n_workers=n_workers,
+        threads_per_worker=threads_per_worker,
+        processes=processes,
+    ) as active:
+        embedded = client is None and scheduler_address is None
+        encoder = None
+        if params.uses_embedding:
+            encoder = DaskTextEncoder(
+                active,
+                options.model_path(params.model),
+                backend=options.encoder_backend,
+                batch_size=options.batch_size,
+                cache_dir=options.cache_dir,
+                num_threads=threads_per_worker if embedded else None,
+            )
+        model = AffinityModel(params, options, encoder=encoder).fit(
+            reviewers, submissions, progress=lambda f, stage: report(fit_share * f, stage)
+        )
+        affinity = dask_model_affinity(
+            model,
+            client=active,
+            blas_threads=threads_per_worker if embedded else None,
+            progress=lambda f, stage: report(fit_share + (1 - fit_share) * f, stage),
+        )
+    return model, affinity
 
 
 # ---------------------------------------------------------------------- embedding
@@ -246,6 +299,72 @@ def _settings(
         num_threads,
         batch_size,
     )
+
+
+class DaskTextEncoder:
+    """A :class:`recommender.profiles.TextEncoder` whose chunks are Dask tasks on
+    ``client``: the same chunks, backend and batch size as
+    :class:`~recommender.profiles.LocalTextEncoder`, so the same vectors and cache identity
+    (``backend="auto"`` is resolved here, not on each worker). At most ``in_flight`` chunks
+    are pending at once; when ``on_chunk`` raises, pending chunks are cancelled."""
+
+    def __init__(
+        self,
+        client: Any,
+        model_path: str | os.PathLike[str] | None = None,
+        *,
+        backend: str = "auto",
+        batch_size: int = 32,
+        cache_dir: str | os.PathLike[str] | None = None,
+        num_threads: int | None = None,
+        chunk_size: int = ENCODE_CHUNK,
+        in_flight: int = 64,
+    ):
+        self.client = client
+        self.local = LocalTextEncoder(
+            model_path, batch_size=batch_size, backend=backend, cache_dir=cache_dir
+        )
+        self.settings = _settings(
+            self.local.model_path, self.local.backend, cache_dir, num_threads, batch_size
+        )
+        self.chunk_size = chunk_size
+        self.in_flight = max(1, in_flight)
+
+    @property
+    def identity(self) -> str:
+        return self.local.identity
+
+    def dimension(self) -> int:
+        return self.local.dimension()
+
+    def encode_chunks(self, texts: list[str], on_chunk: ChunkCallback) -> None:
+        from distributed import as_completed
+
+        chunks = iter(length_sorted_chunks(texts, self.chunk_size))
+        pending: dict[Any, npt.NDArray[np.int64]] = {}
+
+        def submit() -> None:
+            index = next(chunks, None)
+            if index is not None:
+                future = self.client.submit(
+                    _encode_task, self.settings, [texts[i] for i in index], pure=False
+                )
+                pending[future] = index
+                queue.add(future)
+
+        queue = as_completed()
+        for _ in range(self.in_flight):
+            submit()
+        try:
+            for future in queue:
+                index = pending.pop(future)
+                vectors = future.result()
+                future.release()
+                on_chunk(index, vectors)
+                submit()
+        except BaseException:
+            self.client.cancel(list(pending))
+            raise
 
 
 def encode_in_chunks(

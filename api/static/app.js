@@ -337,7 +337,10 @@ function setupJobForms() {
     event.preventDefault();
     const form = event.currentTarget;
     const values = formValues(form);
-    const config = { method: values.method };
+    // Only what the chair chose: everything else takes the server's defaults, which are
+    // the command line's (one ScoringParams default).
+    const config = {};
+    if (values.method) config.method = values.method;
     if (values.aggregation) config.aggregation = values.aggregation;
     const body = { config };
     if (values.top_n) body.top_n = values.top_n;

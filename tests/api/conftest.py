@@ -23,6 +23,7 @@ from api.app import create_app
 from api.auth import create_token
 from api.db import Database
 from api.settings import Settings
+from recommender.affinity import RunOptions
 
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 BACKENDS = ("sqlite", "postgres")
@@ -69,6 +70,7 @@ def make_settings(database_url: str, tmp_path: Path, **overrides: Any) -> Settin
         "inline_jobs": True,
         "max_upload_bytes": 2 * 1024 * 1024,
         "affinity_top_n": 5,
+        "run_options": RunOptions(cache_dir=tmp_path / "embedding-cache"),
     }
     values.update(overrides)
     return Settings(**values)

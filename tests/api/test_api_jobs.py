@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from api_helpers import REVIEWERS, SUBMISSIONS, TFIDF, load_venue
+from api_helpers import REVIEWERS, SUBMISSIONS, TFIDF
 from conftest import Api, make_settings
 from fastapi.testclient import TestClient
 
@@ -153,21 +153,6 @@ def test_background_jobs_over_http(database_url: str, tmp_path: Path) -> None:
         assert listing["total"] == 2
 
 
-def test_affinity_over_the_memory_bound_fails_in_words_and_writes_nothing(api: Api) -> None:
-    venue, chair, _viewer = api.new_venue()
-    load_venue(api, venue, chair)
-    before = api.call("GET", f"/venues/{venue}/affinity", chair).json()
-    job = api.call(
-        "POST",
-        f"/venues/{venue}/affinity/jobs",
-        chair,
-        json={"config": {**TFIDF, "dense_limit_bytes": 1}},
-    ).json()
-    assert job["state"] == "failed"
-    assert "exceed the in-memory bound of 1 bytes" in job["error"]
-    assert api.call("GET", f"/venues/{venue}/affinity", chair).json() == before
-
-
 def test_inline_job_failure_is_reported(api: Api) -> None:
     venue, chair, _viewer = api.new_venue()
     job = api.call("POST", f"/venues/{venue}/affinity/jobs", chair, json={"config": TFIDF}).json()
@@ -175,7 +160,7 @@ def test_inline_job_failure_is_reported(api: Api) -> None:
     bad = api.call(
         "POST", f"/venues/{venue}/affinity/jobs", chair, json={"config": {"method": "magic"}}
     )
-    assert bad.status_code == 422 and "magic" in bad.json()["detail"]
+    assert bad.status_code == 422 and "magic" in bad.text and "method" in bad.text
 
 
 # ------------------------------------------------------------ a real server, killed
@@ -195,6 +180,7 @@ def _start_server(
         "RECOMMENDER_DATABASE_URL": database_url,
         "RECOMMENDER_DATA_DIR": str(data_dir),
         "RECOMMENDER_JOB_WORKERS": "1",
+        "RECOMMENDER_CACHE_DIR": "none",  # every embedding job embeds: seconds of real work
         "PYTHONPATH": str(REPO),
     }
     process = subprocess.Popen(

@@ -119,6 +119,7 @@ def _ok(response: Any) -> Any:
 
 
 def venues(w: World, role: str, cell: str) -> None:
+    # the session's database holds every test's venues: one page of the largest size
     ids = {v["id"] for v in _ok(w.get(role, "/venues", limit=1000))["items"]}
     assert w.venue in ids
     assert (w.other in ids) == (cell == "all")

@@ -6,11 +6,13 @@ import csv
 
 import numpy as np
 import pytest
+from sklearn.exceptions import NotFittedError
 
 from recommender.affinity import (
     Affinity,
-    AffinityConfig,
     AffinityModel,
+    RunOptions,
+    ScoringParams,
     aggregate,
     aggregation_weights,
     compute_affinity,
@@ -46,7 +48,7 @@ def test_aggregation_matches_naive_loop(aggregation: str, seed: int) -> None:
     offsets = np.concatenate([[0], np.cumsum(counts)])
     similarity = rng.uniform(-0.2, 1.0, size=(5, int(offsets[-1]))).astype(np.float32)
     weights = rng.uniform(0.1, 1.0, size=int(offsets[-1])).astype(np.float32)
-    config = AffinityConfig(method="tfidf", aggregation=aggregation, k=3, temperature=0.3)
+    config = ScoringParams(method="tfidf", aggregation=aggregation, k=3, temperature=0.3)
     got = aggregate(similarity, offsets, config, weights=weights)
     expected = naive_aggregate(similarity, offsets, config, weights)
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
@@ -59,7 +61,7 @@ def test_aggregation_weights_reproduce_the_aggregate(aggregation: str) -> None:
     rng = np.random.default_rng(5)
     s = rng.uniform(0, 1, 6).astype(np.float32)
     recency = rng.uniform(0.2, 1, 6).astype(np.float32)
-    config = AffinityConfig(aggregation=aggregation, k=2, temperature=0.2)
+    config = ScoringParams(aggregation=aggregation, k=2, temperature=0.2)
     weights = aggregation_weights(s, config, recency)
     expected = aggregate(s[None, :], np.array([0, 6]), config, weights=recency)[0, 0]
     if aggregation in ("max", "topk"):
@@ -98,7 +100,7 @@ SUBMISSIONS = (
 
 
 def test_tfidf_affinity_ranks_the_right_reviewer_and_zero_for_empty_profiles() -> None:
-    affinity = compute_affinity(REVIEWERS, SUBMISSIONS, AffinityConfig(method="tfidf"))
+    affinity = compute_affinity(REVIEWERS, SUBMISSIONS, ScoringParams(method="tfidf"))
     assert affinity.paper_ids == ("p1", "p2")
     assert affinity.reviewer_ids == ("Ann_A1", "Bob_B1", "Cat_C1")
     assert affinity.scores.dtype == np.float32 and affinity.scores.shape == (2, 3)
@@ -112,15 +114,15 @@ def test_tfidf_affinity_ranks_the_right_reviewer_and_zero_for_empty_profiles() -
 
 
 def test_mean_aggregation_is_mean_of_publication_cosines() -> None:
-    model = AffinityModel(AffinityConfig(method="tfidf", aggregation="mean")).fit(
+    model = AffinityModel(ScoringParams(method="tfidf", aggregation="mean")).fit(
         REVIEWERS, SUBMISSIONS
     )
-    cosines = (model.sub_tfidf @ model.pub_tfidf.T).toarray()
+    cosines = (model.sub_tfidf_ @ model.pub_tfidf_.T).toarray()
     assert model.affinity().scores[0, 0] == pytest.approx(cosines[0, :2].mean(), rel=1e-5)
 
 
 def test_explanation_names_driving_publication_and_shared_terms() -> None:
-    model = AffinityModel(AffinityConfig(method="tfidf", aggregation="max")).fit(
+    model = AffinityModel(ScoringParams(method="tfidf", aggregation="max")).fit(
         REVIEWERS, SUBMISSIONS
     )
     explanation = model.explain("p1", "~Ann_A1")
@@ -158,29 +160,99 @@ def test_write_csv_openreview_format(tmp_path) -> None:
     assert [p.name for p in path.parent.iterdir()] == ["scores.csv"]
 
 
-def test_config_round_trip_and_validation() -> None:
-    config = AffinityConfig(method="tfidf", aggregation="topk", k=5, recency_half_life=3.0)
-    assert AffinityConfig.from_dict(config.to_dict()) == config
-    with pytest.raises(ValueError, match="unknown AffinityConfig field"):
-        AffinityConfig.from_dict({"metod": "tfidf"})
-    with pytest.raises(ValueError, match="aggregation must be one of"):
-        AffinityConfig(aggregation="median")
+def test_params_round_trip_and_validation() -> None:
+    config = ScoringParams(method="tfidf", aggregation="topk", k=5, recency_half_life=3.0)
+    assert ScoringParams.from_dict(config.to_dict()) == config
+    assert ScoringParams.from_dict({}) == ScoringParams()
+    with pytest.raises(ValueError, match="metod: unknown field"):
+        ScoringParams.from_dict({"metod": "tfidf"})
+    with pytest.raises(ValueError, match="aggregation"):
+        ScoringParams(aggregation="median")
+    for field, value in [
+        ("k", 0),
+        ("k", 10**9),
+        ("temperature", 0),
+        ("embedding_weight", 2),
+        ("tfidf_max_df", 1.5),
+        ("model", "../etc"),
+        ("bid_weight", 1e9),
+    ]:
+        with pytest.raises(ValueError, match=field):
+            ScoringParams.from_dict({field: value})
+    with pytest.raises(ValueError):  # frozen: what produced a score cannot drift
+        config.method = "embedding"  # type: ignore[misc]
+    assert config.replace(k=2).k == 2 and config.k == 5
+
+
+def test_run_options_are_not_scoring_parameters() -> None:
+    for field in ("cache_dir", "model_path", "batch_size", "device", "dense_limit_bytes"):
+        with pytest.raises(ValueError, match=f"{field}: unknown field"):
+            ScoringParams.from_dict({field: 1})
+    # Records of version 0.1 (AffinityConfig held both) still read, run options dropped.
+    legacy = {"method": "tfidf", "cache_dir": "/tmp/x", "batch_size": 32, "device": "cpu"}
+    assert ScoringParams.from_stored(legacy) == ScoringParams(method="tfidf")
+    with pytest.raises(ValueError, match="model directory"):
+        ScoringParams.from_stored({"model_path": "/somewhere"})
+    with pytest.raises(ValueError, match=r"batch_size must be in 1\.\.4096"):
+        RunOptions(batch_size=100_000_000)
+    with pytest.raises(ValueError, match="device"):
+        RunOptions(device="tpu; rm -rf /")
+    with pytest.raises(ValueError, match="unknown embedding model 'nope'"):
+        RunOptions().model_path("nope")
+
+
+def test_run_options_from_the_environment(tmp_path) -> None:
+    from recommender.embeddings import DEFAULT_MODEL_NAME, default_model_path
+
+    options = RunOptions.from_env(
+        {
+            "RECOMMENDER_MODELS": f"mini={default_model_path()}",
+            "RECOMMENDER_CACHE_DIR": str(tmp_path),
+            "RECOMMENDER_BATCH_SIZE": "64",
+        }
+    )
+    assert options.model_names() == sorted([DEFAULT_MODEL_NAME, "mini"])
+    assert options.model_path("mini") == default_model_path()
+    assert options.cache_dir == tmp_path and options.batch_size == 64
+    assert RunOptions.from_env({"RECOMMENDER_CACHE_DIR": "none"}).cache_dir is None
+    with pytest.raises(ValueError, match="RECOMMENDER_MODELS"):
+        RunOptions.from_env({"RECOMMENDER_MODELS": f"bad={tmp_path}"})
+    with pytest.raises(ValueError, match="RECOMMENDER_BATCH_SIZE: expected an integer"):
+        RunOptions.from_env({"RECOMMENDER_BATCH_SIZE": "lots"})
+
+
+def test_cache_directory_variable_and_its_deprecated_name(monkeypatch, tmp_path) -> None:
+    from recommender.embeddings import default_cache_dir
+
+    monkeypatch.delenv("RECOMMENDER_CACHE_DIR", raising=False)
+    monkeypatch.setenv("RECOMMENDER_CACHE", str(tmp_path / "old"))
+    with pytest.warns(DeprecationWarning, match="RECOMMENDER_CACHE_DIR"):
+        assert default_cache_dir() == tmp_path / "old"
+    monkeypatch.setenv("RECOMMENDER_CACHE_DIR", str(tmp_path / "new"))
+    assert default_cache_dir() == tmp_path / "new"
+
+
+def test_unfitted_model_says_so() -> None:
+    with pytest.raises(NotFittedError, match="not fitted"):
+        AffinityModel().affinity()
+    model = AffinityModel(ScoringParams(method="tfidf")).fit(REVIEWERS, SUBMISSIONS)
+    assert model.paper_ids_ == ("p1", "p2") and model.offsets_.tolist() == [0, 2, 3, 3]
 
 
 def test_recency_weighting_prefers_recent_publications() -> None:
-    config = AffinityConfig(method="tfidf", aggregation="mean", recency_half_life=1.0)
+    config = ScoringParams(method="tfidf", aggregation="mean", recency_half_life=1.0)
     model = AffinityModel(config).fit(REVIEWERS, SUBMISSIONS)
-    assert model.weights[0] == 1.0  # 2020 = newest year
-    assert model.weights[1] == pytest.approx(0.25)  # two years older
+    assert model.publication_weights_[0] == 1.0  # 2020 = newest year
+    assert model.publication_weights_[1] == pytest.approx(0.25)  # two years older
 
 
 def test_duplicate_ids_rejected() -> None:
     with pytest.raises(ValueError, match="duplicate submission"):
-        compute_affinity(REVIEWERS, SUBMISSIONS + SUBMISSIONS[:1], AffinityConfig(method="tfidf"))
+        compute_affinity(REVIEWERS, SUBMISSIONS + SUBMISSIONS[:1], ScoringParams(method="tfidf"))
 
 
 def test_combined_scores_in_unit_range_and_explained() -> None:
-    model = AffinityModel(AffinityConfig(method="combined")).fit(REVIEWERS, SUBMISSIONS)
+    model = AffinityModel(ScoringParams(method="combined")).fit(REVIEWERS, SUBMISSIONS)
     affinity = model.affinity()
     assert affinity.scores.min() >= 0.0 and affinity.scores.max() == pytest.approx(1.0)
     assert affinity.top_reviewers("p2", 1)[0][0] == "Bob_B1"
@@ -190,7 +262,7 @@ def test_combined_scores_in_unit_range_and_explained() -> None:
 
 
 def test_degenerate_corpora_score_zero() -> None:
-    config = AffinityConfig(method="tfidf")
+    config = ScoringParams(method="tfidf")
     assert compute_affinity((), (), config).scores.shape == (0, 0)
     no_pubs = compute_affinity((Reviewer("x"),), SUBMISSIONS, config)
     assert no_pubs.scores.tolist() == [[0.0], [0.0]]

@@ -8,7 +8,13 @@ import math
 import numpy as np
 import pytest
 
-from recommender.affinity import Affinity, AffinityConfig, AffinityModel, compute_affinity
+from recommender.affinity import (
+    Affinity,
+    AffinityModel,
+    RunOptions,
+    ScoringParams,
+    compute_affinity,
+)
 from recommender.corpus import Publication, Reviewer, Submission
 from recommender.profiles import TfidfProfiler
 
@@ -64,24 +70,25 @@ def union_top_k(scores: np.ndarray, k: int) -> set[tuple[int, int]]:
 
 
 CONFIGS = [
-    AffinityConfig(method="tfidf", aggregation="max"),
-    AffinityConfig(method="tfidf", aggregation="topk", k=2, recency_half_life=3.0),
-    AffinityConfig(method="tfidf", aggregation="softmax", paper_centering=True),
-    AffinityConfig(method="combined"),
+    ScoringParams(method="tfidf", aggregation="max"),
+    ScoringParams(method="tfidf", aggregation="topk", k=2, recency_half_life=3.0),
+    ScoringParams(method="tfidf", aggregation="softmax", paper_centering=True),
+    ScoringParams(method="combined"),
+    ScoringParams(method="tfidf", aggregation="mean", recency_half_life=2.0),
+    ScoringParams(method="combined", aggregation="mean", paper_centering=True),
 ]
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.method}-{c.aggregation}")
-def test_blockwise_above_threshold_equals_dense(config: AffinityConfig) -> None:
+def test_blockwise_above_threshold_equals_dense(config: ScoringParams) -> None:
     reviewers, submissions = corpus()
     dense_model = AffinityModel(config).fit(reviewers, submissions)
     assert not dense_model.uses_blockwise()  # 14 x 18 pairs < the default threshold
     dense = dense_model.affinity()
-    blockwise_model = AffinityModel(config.replace(blockwise_min_pairs=0)).fit(
-        reviewers, submissions
-    )
+    always = RunOptions(blockwise_min_pairs=0)
+    blockwise_model = AffinityModel(config, always).fit(reviewers, submissions)
     assert blockwise_model.uses_blockwise()
-    blockwise = compute_affinity(reviewers, submissions, config.replace(blockwise_min_pairs=0))
+    blockwise = compute_affinity(reviewers, submissions, config, always)
     assert blockwise.is_dense and dense.scores is not None and blockwise.scores is not None
     np.testing.assert_allclose(blockwise.scores, dense.scores, rtol=0, atol=1e-5)
     assert blockwise.paper_ids == dense.paper_ids and blockwise.reviewer_ids == dense.reviewer_ids
@@ -89,15 +96,15 @@ def test_blockwise_above_threshold_equals_dense(config: AffinityConfig) -> None:
 
 @pytest.mark.parametrize(
     "config",
-    [AffinityConfig(method="tfidf", paper_centering=True), AffinityConfig(method="combined")],
+    [ScoringParams(method="tfidf", paper_centering=True), ScoringParams(method="combined")],
     ids=["tfidf-centred", "combined"],
 )
-def test_without_the_full_matrix_the_kept_pairs_are_exact(config: AffinityConfig, tmp_path) -> None:
+def test_without_the_full_matrix_the_kept_pairs_are_exact(config: ScoringParams, tmp_path) -> None:
     reviewers, submissions = corpus()
     dense = compute_affinity(reviewers, submissions, config)
     assert dense.scores is not None
-    small = config.replace(dense_limit_bytes=0, keep_per_paper=3, keep_per_reviewer=2)
-    model = AffinityModel(small).fit(reviewers, submissions)
+    small = RunOptions(dense_limit_bytes=0, keep_per_paper=3, keep_per_reviewer=2)
+    model = AffinityModel(config, small).fit(reviewers, submissions)
     sparse = model.affinity()
     assert not sparse.is_dense and sparse.scores is None and sparse.kept is not None
     stored = sparse.kept.tocoo()
@@ -144,13 +151,13 @@ def test_without_the_full_matrix_the_kept_pairs_are_exact(config: AffinityConfig
 
 def test_top_k_output_is_the_union_of_paper_and_reviewer_top_lists(tmp_path) -> None:
     reviewers, submissions = corpus(empty_reviewer=False)
-    config = AffinityConfig(method="tfidf")
+    config = ScoringParams(method="tfidf")
     dense = compute_affinity(reviewers, submissions, config)
     assert dense.scores is not None
     expected = union_top_k(dense.scores, 2)
     for affinity in (
         dense,
-        compute_affinity(reviewers, submissions, config.replace(dense_limit_bytes=0)),
+        compute_affinity(reviewers, submissions, config, RunOptions(dense_limit_bytes=0)),
     ):
         frame = affinity.to_frame(top_k=2)
         got = {
@@ -172,16 +179,17 @@ def test_top_k_output_is_the_union_of_paper_and_reviewer_top_lists(tmp_path) -> 
 
 def test_rank_normalisation_stays_dense_and_affinity_validates() -> None:
     reviewers, submissions = corpus(n_papers=3)
-    config = AffinityConfig(method="tfidf", normalisation="rank", blockwise_min_pairs=0)
-    assert AffinityModel(config).fit(reviewers, submissions).uses_blockwise()  # tfidf: affine
-    combined = AffinityConfig(method="combined", normalisation="rank", blockwise_min_pairs=0)
-    assert not AffinityModel(combined).fit(reviewers, submissions).uses_blockwise()
+    always = RunOptions(blockwise_min_pairs=0)
+    config = ScoringParams(method="tfidf", normalisation="rank")
+    assert AffinityModel(config, always).fit(reviewers, submissions).uses_blockwise()  # affine
+    combined = ScoringParams(method="combined", normalisation="rank")
+    assert not AffinityModel(combined, always).fit(reviewers, submissions).uses_blockwise()
     with pytest.raises(ValueError, match="needs scores"):
         Affinity(("a",), ("b",), None)
     with pytest.raises(ValueError, match="encoder_backend must be one of"):
-        AffinityConfig(encoder_backend="gpu")
+        RunOptions(encoder_backend="gpu")
     with pytest.raises(ValueError, match="keep_per_paper"):
-        AffinityConfig(keep_per_paper=0)
+        RunOptions(keep_per_paper=0)
 
 
 def test_tfidf_fit_transform_tokenises_once_with_the_same_vectors() -> None:

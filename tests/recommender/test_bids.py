@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from recommender.affinity import Affinity, AffinityConfig
+from recommender.affinity import Affinity, ScoringParams
 from recommender.bids import apply_bids, bid_value
 from recommender.corpus import InputError
 
@@ -16,7 +16,7 @@ def make_affinity() -> Affinity:
         ("p1", "p2"),
         ("Ann", "Bob"),
         np.full((2, 2), 0.5, dtype=np.float32),
-        AffinityConfig(bid_weight=0.2),
+        ScoringParams(bid_weight=0.2),
     )
 
 

@@ -2,26 +2,24 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 import pytest
 import scipy.sparse as sp
 
-from recommender.affinity import AffinityConfig, AffinityModel
-from recommender.blockwise import (
-    Channel,
+from recommender.affinity import AffinityModel, RunOptions, ScoringParams
+from recommender.affinity.blockwise import (
     SparseAffinity,
-    TopK,
     add_papers,
     add_reviewers,
     blockwise_affinity,
-    blockwise_from_model,
     dense_affinity,
-    merge_top_k,
     offsets_from_owner,
     reviewer_blocks,
-    top_k_rows,
 )
+from recommender.affinity.similarity import Channel
 
 N_PAPERS, N_REVIEWERS = 37, 23
 
@@ -88,25 +86,25 @@ def _check_against_dense(result: SparseAffinity, reference: npt.NDArray[np.float
 
 
 CONFIGS = [
-    AffinityConfig(method="tfidf", aggregation="max"),
-    AffinityConfig(method="tfidf", aggregation="mean"),
-    AffinityConfig(method="tfidf", aggregation="topk", k=2),
-    AffinityConfig(method="tfidf", aggregation="softmax", temperature=0.3),
-    AffinityConfig(method="tfidf", aggregation="topk", k=3, paper_centering=True),
+    ScoringParams(method="tfidf", aggregation="max"),
+    ScoringParams(method="tfidf", aggregation="mean"),
+    ScoringParams(method="tfidf", aggregation="topk", k=2),
+    ScoringParams(method="tfidf", aggregation="softmax", temperature=0.3),
+    ScoringParams(method="tfidf", aggregation="topk", k=3, paper_centering=True),
 ]
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.aggregation}-{c.paper_centering}")
 @pytest.mark.parametrize("kind", ["dense", "sparse"])
-def test_blockwise_equals_dense_reference(config: AffinityConfig, kind: str) -> None:
+def test_blockwise_equals_dense_reference(config: ScoringParams, kind: str) -> None:
     papers, pubs, offsets = _dense_inputs(1) if kind == "dense" else _sparse_inputs(1)
     weights = np.random.default_rng(5).uniform(0.3, 1.0, size=int(offsets[-1]))
-    reference = dense_affinity(papers, pubs, offsets, config=config, publication_weights=weights)
+    reference = dense_affinity(papers, pubs, offsets, params=config, publication_weights=weights)
     result = blockwise_affinity(
         papers,
         pubs,
         offsets,
-        config=config,
+        params=config,
         publication_weights=weights,
         k_per_paper=4,
         k_per_reviewer=3,
@@ -120,23 +118,23 @@ def test_blockwise_equals_dense_reference(config: AffinityConfig, kind: str) -> 
 
 def test_sparse_head_tail_split_is_used_and_exact() -> None:
     papers, pubs, offsets = _sparse_inputs(2)
-    config = AffinityConfig(method="tfidf", aggregation="max")
+    config = ScoringParams(method="tfidf", aggregation="max")
     result = blockwise_affinity(
         papers,
         pubs,
         offsets,
-        config=config,
+        params=config,
         k_per_paper=5,
         k_per_reviewer=5,
         paper_block=5,
         publication_block=9,
         keep_dense=True,
     )
-    reference = dense_affinity(papers, pubs, offsets, config=config)
+    reference = dense_affinity(papers, pubs, offsets, params=config)
     np.testing.assert_allclose(result.dense_scores(), reference, rtol=0, atol=2e-6)
-    from recommender.blockwise import plan_blockwise
+    from recommender.affinity.blockwise import plan_blockwise
 
-    plan = plan_blockwise([Channel(papers, pubs)], offsets, config=config)
+    plan = plan_blockwise([Channel(papers, pubs)], offsets, params=config)
     head = plan.channels[0].head
     assert head is not None and 0 < head.size < papers.shape[1]
 
@@ -146,13 +144,13 @@ def test_channels_mix_and_minmax_scaling() -> None:
     sparse_papers, sparse_pubs, _ = _sparse_inputs(3)
     assert sparse_pubs.shape[0] == pubs.shape[0]  # same seed: same offsets
     channels = [Channel(papers, pubs, 0.7), Channel(sparse_papers, sparse_pubs, 0.3)]
-    config = AffinityConfig(method="combined", aggregation="topk", k=2)
-    reference = dense_affinity(channels, None, offsets, config=config, intercept=-0.2)
+    config = ScoringParams(method="combined", aggregation="topk", k=2)
+    reference = dense_affinity(channels, None, offsets, params=config, intercept=-0.2)
     result = blockwise_affinity(
         channels,
         None,
         offsets,
-        config=config,
+        params=config,
         intercept=-0.2,
         k_per_paper=3,
         k_per_reviewer=2,
@@ -200,29 +198,19 @@ def test_blockwise_from_model_matches_model_affinity() -> None:
         )
         for i in range(11)
     ]
-    config = AffinityConfig(method="tfidf", aggregation="topk", k=2, recency_half_life=3.0)
+    config = ScoringParams(method="tfidf", aggregation="topk", k=2, recency_half_life=3.0)
     model = AffinityModel(config).fit(reviewers, submissions)
     expected = model.affinity().scores
-    result = blockwise_from_model(
-        model, k_per_paper=3, k_per_reviewer=3, paper_block=4, publication_block=3, keep_dense=True
-    )
+    assert expected is not None
+    options = {**model.blockwise_options(), "paper_block": 4, "publication_block": 3}
+    result = blockwise_affinity(**options)
     np.testing.assert_allclose(result.dense_scores(), expected, rtol=0, atol=2e-6)
-
-
-def test_top_k_helpers_are_deterministic_with_ties() -> None:
-    values = np.array(
-        [[1.0, 3.0, 3.0, 2.0, 3.0], [0.0, -np.inf, 0.0, -np.inf, -np.inf]], dtype=np.float32
-    )
-    top = top_k_rows(values, 2)
-    assert top.indices.tolist() == [[1, 2], [0, 2]]
-    top3 = top_k_rows(values, 3)
-    assert top3.indices.tolist() == [[1, 2, 4], [0, 2, -1]]
-    merged = merge_top_k(
-        TopK(np.array([[7, 2]], np.int32), np.array([[5.0, 4.0]], np.float32)),
-        TopK(np.array([[1, -1]], np.int32), np.array([[5.0, -np.inf]], np.float32)),
-        2,
-    )
-    assert merged.indices.tolist() == [[1, 7]]
+    small = RunOptions(blockwise_min_pairs=0, paper_block=4, publication_block=3)
+    blockwise_model = AffinityModel(config, small).fit(reviewers, submissions)
+    assert blockwise_model.uses_blockwise()
+    again = blockwise_model.affinity().scores
+    assert again is not None
+    np.testing.assert_allclose(again, expected, rtol=0, atol=2e-6)
 
 
 def test_offsets_and_reviewer_blocks() -> None:
@@ -245,8 +233,9 @@ def test_bad_inputs_raise_clear_errors() -> None:
 @pytest.mark.parametrize("kind", ["dense", "sparse"])
 def test_incremental_updates_equal_full_recompute(kind: str) -> None:
     papers, pubs, offsets = _dense_inputs(4) if kind == "dense" else _sparse_inputs(4)
-    config = AffinityConfig(method="tfidf", aggregation="topk", k=2)
-    options = {"config": config, "paper_block": 6, "publication_block": 8}
+    # combined: the global min-max range must merge too (the channel is any vectors)
+    config = ScoringParams(method="combined", aggregation="topk", k=2)
+    options: dict[str, Any] = {"params": config, "paper_block": 6, "publication_block": 8}
     full = blockwise_affinity(
         papers,
         pubs,
@@ -254,7 +243,6 @@ def test_incremental_updates_equal_full_recompute(kind: str) -> None:
         k_per_paper=4,
         k_per_reviewer=3,
         keep_dense=True,
-        minmax=True,
         **options,
     )
     # Papers: first 30, then the remaining 7.
@@ -265,7 +253,6 @@ def test_incremental_updates_equal_full_recompute(kind: str) -> None:
         k_per_paper=4,
         k_per_reviewer=3,
         keep_dense=True,
-        minmax=True,
         **options,
     )
     grown = add_papers(head, [Channel(papers[30:], pubs)], offsets, **options)
@@ -278,7 +265,6 @@ def test_incremental_updates_equal_full_recompute(kind: str) -> None:
         k_per_paper=4,
         k_per_reviewer=3,
         keep_dense=True,
-        minmax=True,
         **options,
     )
     widened = add_reviewers(left, [Channel(papers, pubs[split:])], offsets[15:] - split, **options)
@@ -298,10 +284,10 @@ def test_incremental_updates_equal_full_recompute(kind: str) -> None:
 
 def test_add_reviewers_refuses_paper_centering() -> None:
     papers, pubs, offsets = _dense_inputs(0)
-    config = AffinityConfig(method="tfidf", aggregation="max", paper_centering=True)
-    result = blockwise_affinity(papers, pubs, offsets, config=config)
+    config = ScoringParams(method="tfidf", aggregation="max", paper_centering=True)
+    result = blockwise_affinity(papers, pubs, offsets, params=config)
     with pytest.raises(ValueError, match="paper_centering"):
-        add_reviewers(result, [Channel(papers, pubs)], offsets, config=config)
+        add_reviewers(result, [Channel(papers, pubs)], offsets, params=config)
 
 
 def test_candidates_and_csr_are_the_union() -> None:
@@ -310,7 +296,7 @@ def test_candidates_and_csr_are_the_union() -> None:
         papers,
         pubs,
         offsets,
-        config=AffinityConfig(method="embedding", aggregation="max"),
+        params=ScoringParams(method="embedding", aggregation="max"),
         k_per_paper=2,
         k_per_reviewer=2,
         keep_dense=False,
@@ -335,43 +321,14 @@ def test_equal_profile_fast_paths_match_aggregate_bitwise(aggregation: str) -> N
     offsets = np.arange(0, 12 * 5 + 1, 5)
     papers = _unit_rows(rng.normal(size=(9, 8)).astype(np.float32))
     pubs = _unit_rows(rng.normal(size=(60, 8)).astype(np.float32))
-    config = AffinityConfig(method="embedding", aggregation=aggregation, k=3)
+    config = ScoringParams(method="embedding", aggregation=aggregation, k=3)
     result = blockwise_affinity(
-        papers, pubs, offsets, config=config, paper_block=4, publication_block=20, keep_dense=True
+        papers, pubs, offsets, params=config, paper_block=4, publication_block=20, keep_dense=True
     )
-    from recommender.affinity import aggregate
+    from recommender.affinity.aggregation import aggregate
 
     similarity = np.zeros((9, 60), dtype=np.float32)
     for r0 in range(0, 60, 20):  # the same GEMM blocks as the blockwise run
         similarity[:, r0 : r0 + 20] = papers @ np.ascontiguousarray(pubs[r0 : r0 + 20].T)
     expected = aggregate(similarity, offsets, config)
     np.testing.assert_array_equal(result.dense_scores(), expected)
-
-
-def test_to_affinity_wraps_the_kept_matrix() -> None:
-    papers, pubs, offsets = _dense_inputs(8)
-    config = AffinityConfig(method="embedding", aggregation="mean")
-    result = blockwise_affinity(papers, pubs, offsets, config=config, keep_dense=True)
-    affinity = result.to_affinity(
-        [f"p{i}" for i in range(N_PAPERS)], [f"r{j}" for j in range(N_REVIEWERS)]
-    )
-    assert affinity.score("p3", "r5") == pytest.approx(float(result.dense_scores()[3, 5]))
-    assert affinity.config == config
-
-
-def test_top_k_rows_and_merge_match_python_sorting_with_many_ties() -> None:
-    rng = np.random.default_rng(11)
-    values = rng.integers(-3, 3, size=(40, 30)).astype(np.float32) / 2
-    values[rng.random(values.shape) < 0.1] = -np.inf
-    values[rng.random(values.shape) < 0.05] = -0.0
-    expected = _full_top_k(values, 7)
-    top = top_k_rows(values, 7)
-    assert [[int(j) for j in row if j >= 0] for row in top.indices] == expected
-    # Split the columns in two halves, reduce each, merge: same answer.
-    left = top_k_rows(values[:, :13], 7)
-    right = top_k_rows(values[:, 13:], 7)
-    right = TopK(
-        np.where(right.indices >= 0, right.indices + 13, -1).astype(np.int32), right.values
-    )
-    merged = merge_top_k(right, left, 7)
-    assert [[int(j) for j in row if j >= 0] for row in merged.indices] == expected

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from recommender.affinity import AffinityConfig
-from recommender.blockwise import blockwise_affinity
+from recommender.affinity import RunOptions, ScoringParams
+from recommender.affinity.blockwise import blockwise_affinity
 from recommender.distributed import (
     dask_blockwise_affinity,
     dask_client,
@@ -34,9 +36,9 @@ def thread_client():
 
 def test_dask_blockwise_equals_local(thread_client) -> None:
     papers, pubs, offsets = _inputs(1)
-    config = AffinityConfig(method="tfidf", aggregation="topk", k=2)
-    options = {
-        "config": config,
+    config = ScoringParams(method="tfidf", aggregation="topk", k=2)
+    options: dict[str, Any] = {
+        "params": config,
         "k_per_paper": 3,
         "k_per_reviewer": 4,
         "paper_block": 4,
@@ -63,8 +65,13 @@ def test_dask_blockwise_equals_local(thread_client) -> None:
 
 def test_dask_blockwise_on_local_processes() -> None:
     papers, pubs, offsets = _inputs(2)
-    config = AffinityConfig(method="tfidf", aggregation="max")
-    options = {"config": config, "k_per_paper": 2, "k_per_reviewer": 2, "paper_block": 8}
+    config = ScoringParams(method="tfidf", aggregation="max")
+    options: dict[str, Any] = {
+        "params": config,
+        "k_per_paper": 2,
+        "k_per_reviewer": 2,
+        "paper_block": 8,
+    }
     local = blockwise_affinity(papers, pubs, offsets, **options)
     remote = dask_blockwise_affinity(
         papers, pubs, offsets, n_workers=2, threads_per_worker=1, **options
@@ -111,13 +118,13 @@ def test_dask_model_affinity_equals_model_affinity() -> None:
     submissions = [
         Submission(id=f"s{i}", title=" ".join(rng.choice(words, 5)), abstract="") for i in range(9)
     ]
-    config = AffinityConfig(method="tfidf", aggregation="topk", k=2, paper_centering=True)
+    config = ScoringParams(method="tfidf", aggregation="topk", k=2, paper_centering=True)
     model = AffinityModel(config).fit(reviewers, submissions)
     local = model.affinity()
     remote = dask_model_affinity(model, n_workers=1, processes=False, paper_block=4)
     assert remote.scores is not None and local.scores is not None
     np.testing.assert_allclose(remote.scores, local.scores, rtol=0, atol=1e-6)
-    sparse_model = AffinityModel(config.replace(dense_limit_bytes=0, keep_per_paper=2)).fit(
+    sparse_model = AffinityModel(config, RunOptions(dense_limit_bytes=0, keep_per_paper=2)).fit(
         reviewers, submissions
     )
     sparse_local = sparse_model.affinity()
@@ -125,3 +132,70 @@ def test_dask_model_affinity_equals_model_affinity() -> None:
     assert sparse_remote.kept is not None and sparse_local.kept is not None
     assert (sparse_remote.kept != sparse_local.kept).nnz == 0
     assert sparse_remote.to_frame().equals(sparse_local.to_frame())
+
+
+def test_dask_text_encoder_gives_the_local_vectors(thread_client, tmp_path) -> None:
+    from recommender.distributed import DaskTextEncoder
+    from recommender.embeddings import EmbeddingCache
+    from recommender.profiles import EmbeddingProfiler, LocalTextEncoder
+
+    texts = [f"{'graphs' if i % 3 else 'speech'} text {i} " * (1 + i % 5) for i in range(13)]
+    local = EmbeddingProfiler(encoder=LocalTextEncoder(backend="torch", chunk_size=4))
+    remote_encoder = DaskTextEncoder(thread_client, backend="torch", chunk_size=4, in_flight=2)
+    assert remote_encoder.identity == local.identity  # the same cache entries
+    seen: list[float] = []
+    cache = EmbeddingCache(tmp_path / "cache")
+    remote = EmbeddingProfiler(cache=cache, encoder=remote_encoder).transform(
+        texts, progress=lambda fraction, stage: seen.append(fraction)
+    )
+    np.testing.assert_allclose(remote, local.transform(texts), rtol=0, atol=1e-6)
+    assert seen == sorted(seen) and seen[-1] == 1.0 and len(seen) == 4  # 4 chunks
+    assert len(cache) == 13
+
+
+def test_dask_score_embeds_and_scores_like_the_local_run(thread_client, tmp_path) -> None:
+    from recommender.affinity import compute_affinity
+    from recommender.corpus import Publication, Reviewer, Submission
+    from recommender.distributed import dask_score
+
+    words = ["graph", "speech", "vision", "protein", "policy", "reward", "pixels", "audio"]
+    rng = np.random.default_rng(5)
+    reviewers = [
+        Reviewer(
+            id=f"r{r}",
+            publications=tuple(
+                Publication(id=f"r{r}-{j}", title=" ".join(rng.choice(words, 4)), abstract="")
+                for j in range(1 + r % 3)
+            ),
+        )
+        for r in range(6)
+    ]
+    submissions = [
+        Submission(id=f"s{i}", title=" ".join(rng.choice(words, 5)), abstract="") for i in range(7)
+    ]
+    params = ScoringParams(aggregation="topk", k=2)
+    options = RunOptions(cache_dir=tmp_path / "remote", blockwise_min_pairs=0, paper_block=3)
+    model, remote = dask_score(reviewers, submissions, params, options, client=thread_client)
+    assert model.embedder_ is not None and model.embedder_.n_encoded == 6 * 2 + 7
+    local = compute_affinity(
+        reviewers, submissions, params, RunOptions(cache_dir=tmp_path / "local")
+    )
+    assert remote.scores is not None and local.scores is not None
+    np.testing.assert_allclose(remote.scores, local.scores, rtol=0, atol=2e-5)
+
+
+def test_parallel_tfidf_counting_gives_the_same_vectors(monkeypatch) -> None:
+    import recommender.profiles as profiles
+
+    rng = np.random.default_rng(0)
+    words = np.array(["graph", "speech", "Vision", "prötein", "policy", "reward", "x1", "the"])
+    texts = [" ".join(rng.choice(words, 12)) + f" doc{i % 7}" for i in range(60)]
+    monkeypatch.setattr(profiles, "PARALLEL_MIN_TEXTS", 10)
+    for ngrams in ((1, 1), (1, 2)):
+        one = profiles.TfidfProfiler(ngram_range=ngrams)
+        vectors = one.fit_transform(texts)
+        three = profiles.TfidfProfiler(ngram_range=ngrams, workers=3)
+        parallel = three.fit_transform(texts)
+        assert list(three.terms) == list(one.terms)
+        for part in ("indptr", "indices", "data"):
+            np.testing.assert_array_equal(getattr(parallel, part), getattr(vectors, part))

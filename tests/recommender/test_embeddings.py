@@ -17,7 +17,7 @@ from recommender.embeddings import (
     model_identity,
 )
 from recommender.fast_encoder import has_bf16_units
-from recommender.profiles import EmbeddingProfiler, TfidfProfiler
+from recommender.profiles import EmbeddingProfiler, LocalTextEncoder, TfidfProfiler
 
 TEXTS = [
     "Graph neural networks for node classification.",
@@ -44,7 +44,7 @@ def test_default_backend_is_close_and_never_shares_cache_entries(tmp_path) -> No
     plain = EmbeddingProfiler(cache=cache, backend="torch")
     fast = EmbeddingProfiler(cache=cache)  # auto: bf16 where the CPU has bf16 units
     expected = "torch-bf16" if has_bf16_units() else "torch"
-    assert fast.backend == expected
+    assert isinstance(fast.encoder, LocalTextEncoder) and fast.encoder.backend == expected
     assert (plain.identity != fast.identity) == (expected != "torch")
     assert plain.identity == model_identity(default_model_path())
     reference = plain.transform(TEXTS)

@@ -82,11 +82,11 @@ def test_read_gold_ratings(tmp_path) -> None:
 
 
 def test_format_report_lists_configurations() -> None:
-    from recommender.affinity import AffinityConfig
+    from recommender.affinity import ScoringParams
     from recommender.evaluate import ConfigResult, GoldReport
 
     result = ConfigResult(
-        AffinityConfig(method="tfidf"), 0.25, (0.25,), 0.2, 0.3, 0.8, 0.6, 1.0, "tfidf mean"
+        ScoringParams(method="tfidf"), 0.25, (0.25,), 0.2, 0.3, 0.8, 0.6, 1.0, "tfidf mean"
     )
     text = format_report(GoldReport("gold", 3, 1, (result,)))
     assert "tfidf mean" in text and "0.2500" in text and "[0.200, 0.300]" in text

@@ -1,6 +1,6 @@
 """Blockwise affinity for venue-sized inputs: bounded memory, float32, top-K kept on the fly.
 
-The dense path (:meth:`recommender.affinity.AffinityModel.affinity`) forms every
+The dense path (:meth:`recommender.affinity.model.AffinityModel.affinity`) forms every
 (paper, publication) similarity. At ICLR-2026 size (19.5k papers x 18k reviewers x 20
 publications = 7.4e9 pairs) that is fine in time only if the similarity kernel is fast and
 in memory only if nothing (n_papers, n_publications) is ever materialised. Here:
@@ -13,21 +13,20 @@ in memory only if nothing (n_papers, n_publications) is ever materialised. Here:
    product does most of its work and fills most of the output) go through a dense GEMM, the
    long *tail* through a sparse product, added in. Same sums, about 4x faster than a plain
    sparse product at venue scale.
-3. Each block is aggregated per reviewer with :func:`recommender.affinity.aggregate`
-   (max, mean, top-k mean, softmax; recency weights) — the same code and semantics as the
-   dense path — then a paper block's full row of reviewer scores is reduced to each paper's
-   top ``k_per_paper`` reviewers and merged into each reviewer's running top
-   ``k_per_reviewer`` papers. The full (n_papers, n_reviewers) matrix is kept only when it
-   fits ``dense_limit_bytes`` (or ``keep_dense=True``).
-
-Top-K selection is deterministic: by score descending, then index ascending. Merging
-partial results in any order (blocks computed by Dask workers, incremental updates) gives
-the same kept set as one pass.
+3. Each block is aggregated per reviewer with
+   :func:`recommender.affinity.aggregation.aggregate` and finished row by row
+   (:func:`~recommender.affinity.aggregation.finish_rows`) — the same code and semantics
+   as the dense path — then a paper block's full row of reviewer scores is reduced to each
+   paper's top ``k_per_paper`` reviewers and merged into each reviewer's running top
+   ``k_per_reviewer`` papers (:mod:`matching.topk`: ties by index, merging in any order
+   gives the same kept set). The range of the raw scores is recorded for the global
+   finishing step (min-max scaling of ``combined``). The full (n_papers, n_reviewers)
+   matrix is kept only when it fits ``dense_limit_bytes`` (or ``keep_dense=True``).
 
 Several similarity sources (``combined``: TF-IDF and embeddings, each z-scored with a
 global mean/std) are an affine mix ``sum_c coefficient_c * (paper_c @ pub_c.T) + intercept``
-and are supported as :class:`Channel` lists; :func:`blockwise_from_model` builds them from a
-fitted :class:`~recommender.affinity.AffinityModel`.
+given as :class:`~recommender.affinity.similarity.Channel` lists
+(:func:`recommender.affinity.similarity.affine_channels`).
 
 Reviewers without publications are never candidates (their dense score is 0, as in the
 dense path).
@@ -44,14 +43,21 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from recommender.affinity import Affinity, AffinityConfig, AffinityModel, aggregate
+from matching.topk import TopK, merge_top_k, offset_rows, top_k_rows
+from recommender.affinity.aggregation import aggregate, finish, finish_rows, observed_range
+from recommender.affinity.options import (
+    DENSE_LIMIT_BYTES,
+    KEEP_PER_PAPER,
+    KEEP_PER_REVIEWER,
+    PAPER_BLOCK,
+    PUBLICATION_BLOCK,
+)
+from recommender.affinity.params import ScoringParams
+from recommender.affinity.similarity import Channel, Vectors, as_dense
 
 FloatMatrix = npt.NDArray[np.float32]
-IndexMatrix = npt.NDArray[np.int32]
-Vectors = FloatMatrix | sp.csr_matrix | sp.csr_array
 Progress = Callable[[float, str], None]
 
-DEFAULT_DENSE_LIMIT_BYTES = 2 * 1024**3
 # A vocabulary column goes to the dense GEMM when the expected fraction of (paper, pub)
 # pairs sharing it exceeds this: measured break-even of BLAS vs scipy's sparse product.
 _HEAD_COST_THRESHOLD = 1e-3
@@ -59,49 +65,21 @@ _MAX_HEAD_COLUMNS = 1024
 
 
 @dataclass(frozen=True)
-class Channel:
-    """One similarity source: paper and publication vectors of the same space.
-
-    ``paper_vectors`` (n_papers, d) and ``publication_vectors`` (n_pubs, d): dense float32
-    or CSR (TF-IDF), rows L2-normalised if the dot product is to be a cosine.
-    """
-
-    paper_vectors: Vectors
-    publication_vectors: Vectors
-    coefficient: float = 1.0
-
-
-@dataclass(frozen=True)
-class TopK:
-    """Per-row top-K: ``indices`` (n_rows, k) int32 column ids (-1 = no entry) and
-    ``values`` (n_rows, k) float32 (-inf where no entry), best first."""
-
-    indices: IndexMatrix
-    values: FloatMatrix
-
-    @classmethod
-    def empty(cls, n_rows: int, k: int) -> TopK:
-        return cls(
-            np.full((n_rows, k), -1, dtype=np.int32),
-            np.full((n_rows, k), -np.inf, dtype=np.float32),
-        )
-
-
-@dataclass(frozen=True)
 class SparseAffinity:
     """Blockwise scores: each paper's top reviewers and each reviewer's top papers.
 
-    Values are *raw* aggregated scores (after paper centering); :attr:`value_range` holds
-    the (low, high) of all valid scores when the configuration min-max scales them
-    (``combined``), applied by :meth:`scaled`. ``dense``: the full raw (n_papers,
-    n_reviewers) matrix when it was kept, else None.
+    Values are *row-finished* scores (aggregated, paper centering applied);
+    :attr:`value_range` holds the (low, high) of all of them (reviewers with publications),
+    which the global finishing step needs (:meth:`scaled`: min-max to [0, 1] for
+    ``combined``). ``dense``: the full row-finished (n_papers, n_reviewers) matrix when it
+    was kept, else None.
     """
 
     n_papers: int
     n_reviewers: int
     by_paper: TopK
     by_reviewer: TopK
-    config: AffinityConfig
+    params: ScoringParams
     empty_reviewers: npt.NDArray[np.bool_]
     value_range: tuple[float, float] | None = None
     dense: FloatMatrix | None = None
@@ -116,13 +94,8 @@ class SparseAffinity:
         return int(self.by_reviewer.indices.shape[1])
 
     def scaled(self, values: FloatMatrix) -> FloatMatrix:
-        """Map raw scores to final ones (min-max to [0, 1] for ``combined``)."""
-        if self.value_range is None:
-            return values
-        low, high = self.value_range
-        if not high > low:
-            return np.zeros_like(values)
-        return ((values - np.float32(low)) / np.float32(high - low)).astype(np.float32)
+        """Map row-finished scores to final ones (the global finishing step)."""
+        return finish(values, self.params, self.value_range)
 
     def candidates(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], FloatMatrix]:
         """Union of both top-K sets as parallel arrays ``(paper_idx, reviewer_idx, score)``,
@@ -157,68 +130,6 @@ class SparseAffinity:
         out = self.scaled(self.dense)
         out[:, self.empty_reviewers] = 0.0
         return out
-
-    def to_affinity(self, paper_ids: Sequence[str], reviewer_ids: Sequence[str]) -> Affinity:
-        """The kept full matrix as a :class:`recommender.affinity.Affinity` (dense only)."""
-        return Affinity(tuple(paper_ids), tuple(reviewer_ids), self.dense_scores(), self.config)
-
-
-# ----------------------------------------------------------------------------- top-K
-def top_k_rows(values: FloatMatrix, k: int) -> TopK:
-    """Top ``k`` of each row of ``values`` (m, n): by value descending, column ascending.
-
-    Entries equal to -inf are never selected (their slots stay -1 / -inf).
-    """
-    m, n = values.shape
-    out = TopK.empty(m, k)
-    take = min(k, n)
-    if take == 0 or m == 0:
-        return out
-    if take < n:
-        threshold = -np.partition(-values, take - 1, axis=1)[:, take - 1 : take]
-        above = values > threshold
-        at = values == threshold
-        room = take - above.sum(axis=1, keepdims=True)
-        keep = above | (at & (np.cumsum(at, axis=1) <= room))
-        columns = np.nonzero(keep)[1].reshape(m, take)
-    else:
-        columns = np.broadcast_to(np.arange(n), (m, n))
-    picked = np.take_along_axis(values, columns, axis=1)
-    order = _row_order(picked, columns)
-    columns = np.take_along_axis(columns, order, axis=1)
-    picked = np.take_along_axis(picked, order, axis=1)
-    valid = picked > -np.inf
-    out.indices[:, :take] = np.where(valid, columns, -1)
-    out.values[:, :take] = np.where(valid, picked, -np.inf)
-    return out
-
-
-def _row_order(values: FloatMatrix, ids: npt.NDArray[np.integer]) -> npt.NDArray[np.int64]:
-    """Per-row permutation sorting by value descending, then id ascending.
-
-    One uint64 key per entry (order-preserving bits of the float32 value, flipped for
-    descending, above the non-negative id) and one argsort per row: several times faster
-    than a three-key lexsort over the flattened array.
-    """
-    bits = (np.asarray(values, dtype=np.float32) + np.float32(0.0)).view(np.uint32)  # -0 -> 0
-    ascending = np.where(bits >> 31, ~bits, bits | np.uint32(0x80000000))
-    key = ((~ascending).astype(np.uint64) << np.uint64(32)) | ids.astype(np.uint64)
-    return np.argsort(key, axis=1).astype(np.int64)
-
-
-def merge_top_k(first: TopK, second: TopK, k: int) -> TopK:
-    """Top ``k`` per row of the union of two partial results over disjoint ids."""
-    ids = np.concatenate([first.indices, second.indices], axis=1)
-    values = np.concatenate([first.values, second.values], axis=1)
-    values = np.where(ids >= 0, values, -np.inf).astype(np.float32)
-    # Missing entries sort last: give them an id larger than any real one.
-    sort_ids = np.where(ids >= 0, ids, np.iinfo(np.int32).max)
-    order = _row_order(values, sort_ids)[:, :k]
-    out = TopK.empty(ids.shape[0], k)
-    width = order.shape[1]
-    out.indices[:, :width] = np.take_along_axis(ids, order, axis=1)
-    out.values[:, :width] = np.take_along_axis(values, order, axis=1)
-    return out
 
 
 # ------------------------------------------------------------------------ planning
@@ -322,20 +233,19 @@ def _prepare_channel(
 @dataclass(frozen=True)
 class BlockPlan:
     """Everything a worker needs to score any paper block: prepared publication blocks
-    and the aggregation settings. Built once (:func:`plan_blockwise`), shared by all blocks
+    and the scoring parameters. Built once (:func:`plan_blockwise`), shared by all blocks
     (sent once to every Dask worker)."""
 
     channels: tuple[_PreparedChannel, ...]
     offsets: npt.NDArray[np.int64]
     blocks: tuple[tuple[int, int], ...]
-    config: AffinityConfig
+    params: ScoringParams
     weights: FloatMatrix | None
     scale: float
     intercept: float
     k_per_paper: int
     k_per_reviewer: int
     keep_dense: bool
-    minmax: bool
 
     @property
     def n_reviewers(self) -> int:
@@ -350,19 +260,17 @@ def plan_blockwise(
     channels: Sequence[Channel],
     offsets: npt.ArrayLike,
     *,
-    config: AffinityConfig | None = None,
+    params: ScoringParams | None = None,
     publication_weights: npt.ArrayLike | None = None,
     scale: float = 1.0,
     intercept: float = 0.0,
-    k_per_paper: int = 100,
-    k_per_reviewer: int = 50,
-    publication_block: int = 4096,
+    k_per_paper: int = KEEP_PER_PAPER,
+    k_per_reviewer: int = KEEP_PER_REVIEWER,
+    publication_block: int = PUBLICATION_BLOCK,
     keep_dense: bool = False,
-    minmax: bool | None = None,
-    paper_vectors_for_head: Sequence[Vectors] | None = None,
 ) -> BlockPlan:
     """Validate inputs and prepare publication blocks (see :func:`blockwise_affinity`)."""
-    config = config or AffinityConfig()
+    params = params or ScoringParams()
     offsets = np.asarray(offsets, dtype=np.int64)
     if offsets.ndim != 1 or offsets.size < 1 or offsets[0] != 0 or np.any(np.diff(offsets) < 0):
         raise ValueError("offsets must be non-decreasing, start at 0, length n_reviewers + 1")
@@ -395,30 +303,24 @@ def plan_blockwise(
             weights = None
     blocks = tuple(reviewer_blocks(offsets, publication_block))
     prepared = []
-    for number, channel in enumerate(channels):
+    for channel in channels:
         head = None
         if sp.issparse(channel.publication_vectors):
-            paper_side = (
-                paper_vectors_for_head[number]
-                if paper_vectors_for_head is not None
-                else channel.paper_vectors
-            )
             head = _head_columns(
-                sp.csr_matrix(paper_side), sp.csr_matrix(channel.publication_vectors)
+                sp.csr_matrix(channel.paper_vectors), sp.csr_matrix(channel.publication_vectors)
             )
         prepared.append(_prepare_channel(channel, blocks, offsets, head))
     return BlockPlan(
         channels=tuple(prepared),
         offsets=offsets,
         blocks=blocks,
-        config=config,
+        params=params,
         weights=weights,
         scale=float(scale),
         intercept=float(intercept),
         k_per_paper=int(k_per_paper),
         k_per_reviewer=int(k_per_reviewer),
         keep_dense=keep_dense,
-        minmax=(config.method == "combined") if minmax is None else minmax,
     )
 
 
@@ -433,31 +335,6 @@ class BlockResult:
     low: float
     high: float
     dense: FloatMatrix | None
-
-
-def _aggregate_fast(plan: BlockPlan, similarity: FloatMatrix, r0: int, r1: int) -> FloatMatrix:
-    offsets = plan.offsets[r0 : r1 + 1] - plan.offsets[r0]
-    counts = np.diff(offsets)
-    if plan.config.aggregation == "max" and plan.weights is None and counts.all():
-        # Same values as aggregate() (max of unweighted similarities), without its copies.
-        return np.maximum.reduceat(similarity, offsets[:-1], axis=1)
-    width = int(counts[0]) if counts.size else 0
-    method = plan.config.aggregation
-    if plan.weights is None and width and np.all(counts == width) and method in ("topk", "mean"):
-        # Equal-sized profiles: a reshape view replaces aggregate()'s padded gather copy;
-        # the arithmetic is aggregate()'s, so values are identical.
-        values = similarity.reshape(similarity.shape[0], counts.size, width)
-        if method == "mean":
-            return (values.sum(axis=2) / np.float32(width)).astype(np.float32)
-        k = min(plan.config.k, width)
-        top = -np.partition(-values, k - 1, axis=2)[:, :, :k] if k < width else values
-        return (top.sum(axis=2) / np.minimum(counts, plan.config.k).clip(min=1)[None, :]).astype(
-            np.float32
-        )
-    weights = None
-    if plan.weights is not None:
-        weights = plan.weights[int(plan.offsets[r0]) : int(plan.offsets[r1])]
-    return aggregate(similarity, offsets, plan.config, weights=weights, scale=plan.scale)
 
 
 def score_paper_block(
@@ -483,18 +360,25 @@ def score_paper_block(
         assert similarity is not None
         if plan.intercept:
             similarity += np.float32(plan.intercept)
-        scores[:, r0:r1] = _aggregate_fast(plan, similarity, r0, r1)
-    empty = plan.empty_reviewers
-    valid = ~empty
-    if plan.config.paper_centering and valid.any():
-        scores -= scores[:, valid].mean(axis=1, keepdims=True)
-    low = float(scores[:, valid].min()) if valid.any() and n_rows else math.inf
-    high = float(scores[:, valid].max()) if valid.any() and n_rows else -math.inf
+        p0, p1 = int(plan.offsets[r0]), int(plan.offsets[r1])
+        weights = None if plan.weights is None else plan.weights[p0:p1]
+        scores[:, r0:r1] = aggregate(
+            similarity,
+            plan.offsets[r0 : r1 + 1] - p0,
+            plan.params,
+            weights=weights,
+            scale=plan.scale,
+        )
+    has_publications = ~plan.empty_reviewers
+    finish_rows(scores, has_publications, plan.params)
+    low, high = observed_range(scores, has_publications)
     dense = scores.copy() if plan.keep_dense else None
-    scores[:, empty] = -np.inf
+    if not has_publications.all():
+        scores[:, ~has_publications] = -np.inf  # never candidates
     by_paper = top_k_rows(scores, plan.k_per_paper)
-    by_reviewer = top_k_rows(np.ascontiguousarray(scores.T), plan.k_per_reviewer)
-    by_reviewer.indices[by_reviewer.indices >= 0] += start
+    by_reviewer = offset_rows(
+        top_k_rows(np.ascontiguousarray(scores.T), plan.k_per_reviewer), start
+    )
     return BlockResult(start, by_paper, by_reviewer, low, high, dense)
 
 
@@ -534,15 +418,13 @@ class BlockAccumulator:
             self.dense[rows] = result.dense
 
     def result(self, parameters: dict[str, Any] | None = None) -> SparseAffinity:
-        value_range = None
-        if self.plan.minmax:
-            value_range = (self.low, self.high) if self.low <= self.high else (0.0, 0.0)
+        value_range = (self.low, self.high) if self.low <= self.high else None
         return SparseAffinity(
             n_papers=self.n_papers,
             n_reviewers=self.plan.n_reviewers,
             by_paper=self.by_paper,
             by_reviewer=self.by_reviewer,
-            config=self.plan.config,
+            params=self.plan.params,
             empty_reviewers=self.plan.empty_reviewers,
             value_range=value_range,
             dense=self.dense,
@@ -564,7 +446,7 @@ def _as_channels(
         return list(paper_vectors)
     if publication_vectors is None:
         raise ValueError("publication_vectors is required with paper_vectors")
-    return [Channel(paper_vectors, publication_vectors)]  # type: ignore[arg-type]
+    return [Channel(paper_vectors, publication_vectors)]
 
 
 def _resolve_keep_dense(
@@ -582,7 +464,7 @@ def prepare_blockwise(
     publication_vectors: Vectors | None,
     offsets: npt.ArrayLike,
     *,
-    config: AffinityConfig | None,
+    params: ScoringParams | None,
     publication_weights: npt.ArrayLike | None,
     scale: float,
     intercept: float,
@@ -592,7 +474,6 @@ def prepare_blockwise(
     publication_block: int,
     keep_dense: bool | str,
     dense_limit_bytes: int,
-    minmax: bool | None,
     report: Progress,
 ) -> tuple[list[Channel], BlockPlan]:
     """Validate a blockwise run's inputs and plan it: shared by the local engine
@@ -612,7 +493,7 @@ def prepare_blockwise(
     plan = plan_blockwise(
         channels,
         offsets,
-        config=config,
+        params=params,
         publication_weights=publication_weights,
         scale=scale,
         intercept=intercept,
@@ -620,7 +501,6 @@ def prepare_blockwise(
         k_per_reviewer=k_per_reviewer,
         publication_block=publication_block,
         keep_dense=_resolve_keep_dense(keep_dense, n_papers, len(offsets) - 1, dense_limit_bytes),
-        minmax=minmax,
     )
     return list(channels), plan
 
@@ -630,39 +510,39 @@ def blockwise_affinity(
     publication_vectors: Vectors | None,
     offsets: npt.ArrayLike,
     *,
-    config: AffinityConfig | None = None,
+    params: ScoringParams | None = None,
     publication_weights: npt.ArrayLike | None = None,
     scale: float = 1.0,
     intercept: float = 0.0,
-    k_per_paper: int = 100,
-    k_per_reviewer: int = 50,
-    paper_block: int = 512,
-    publication_block: int = 4096,
+    k_per_paper: int = KEEP_PER_PAPER,
+    k_per_reviewer: int = KEEP_PER_REVIEWER,
+    paper_block: int = PAPER_BLOCK,
+    publication_block: int = PUBLICATION_BLOCK,
     keep_dense: bool | str = "auto",
-    dense_limit_bytes: int = DEFAULT_DENSE_LIMIT_BYTES,
-    minmax: bool | None = None,
+    dense_limit_bytes: int = DENSE_LIMIT_BYTES,
     progress: Progress | None = None,
 ) -> SparseAffinity:
     """Paper x reviewer scores without materialising paper x publication similarities.
 
     ``paper_vectors`` (n_papers, d) and ``publication_vectors`` (n_pubs, d): dense float32
-    or CSR; or a list of :class:`Channel` (then ``publication_vectors=None``).
-    ``offsets`` (n_reviewers + 1,): reviewer r owns publication rows
-    ``offsets[r]:offsets[r+1]`` (see :func:`offsets_from_owner`). ``config``: aggregation,
-    k, temperature and paper_centering as in :func:`recommender.affinity.aggregate` (None:
-    the default AffinityConfig); ``publication_weights`` (n_pubs,) recency weights;
-    ``scale``: the softmax temperature unit. ``minmax`` (default: config.method ==
-    "combined") records the global score range for :meth:`SparseAffinity.scaled`.
-    Peak memory ~ prepared publications + paper_block x (n_reviewers + publication_block x
-    a few) float32, plus the full matrix when kept (``keep_dense``: True, False or "auto"
-    = when it takes at most ``dense_limit_bytes``). ``progress(fraction, stage)``.
+    or CSR; or a list of :class:`~recommender.affinity.similarity.Channel` (then
+    ``publication_vectors=None``). ``offsets`` (n_reviewers + 1,): reviewer r owns
+    publication rows ``offsets[r]:offsets[r+1]`` (see :func:`offsets_from_owner`).
+    ``params``: aggregation, k, temperature, paper_centering and (for the final min-max
+    scaling) method, as in :mod:`recommender.affinity.aggregation` (None: the defaults);
+    ``publication_weights`` (n_pubs,) recency weights; ``scale``: the softmax temperature
+    unit. Peak memory ~ prepared publications + paper_block x (n_reviewers +
+    publication_block x a few) float32, plus the full matrix when kept (``keep_dense``:
+    True, False or "auto" = when it takes at most ``dense_limit_bytes``).
+    ``progress(fraction, stage)`` is called after every paper block (it may raise to
+    cancel: nothing is kept).
     """
     report = progress or (lambda fraction, stage: None)
     channels, plan = prepare_blockwise(
         paper_vectors,
         publication_vectors,
         offsets,
-        config=config,
+        params=params,
         publication_weights=publication_weights,
         scale=scale,
         intercept=intercept,
@@ -672,15 +552,15 @@ def blockwise_affinity(
         publication_block=publication_block,
         keep_dense=keep_dense,
         dense_limit_bytes=dense_limit_bytes,
-        minmax=minmax,
         report=report,
     )
     n_papers = channels[0].paper_vectors.shape[0]
     accumulator = BlockAccumulator(plan, n_papers)
-    for start, stop in paper_block_ranges(n_papers, paper_block):
+    blocks = list(paper_block_ranges(n_papers, paper_block))
+    for number, (start, stop) in enumerate(blocks, start=1):
         parts = paper_block_parts(plan, channels, start, stop)
         accumulator.add(score_paper_block(plan, parts, start))
-        report(stop / max(n_papers, 1), f"scored {stop}/{n_papers} papers")
+        report(stop / max(n_papers, 1), f"scored {number}/{len(blocks)} paper blocks")
     report(1.0, "done")
     return accumulator.result({"paper_block": paper_block, "publication_block": publication_block})
 
@@ -691,81 +571,31 @@ def dense_affinity(
     publication_vectors: Vectors | None,
     offsets: npt.ArrayLike,
     *,
-    config: AffinityConfig | None = None,
+    params: ScoringParams | None = None,
     publication_weights: npt.ArrayLike | None = None,
     scale: float = 1.0,
     intercept: float = 0.0,
 ) -> FloatMatrix:
-    """Reference: the full raw score matrix (n_papers, n_reviewers) in one piece, through
-    :func:`recommender.affinity.aggregate`, paper centering applied; empty reviewers 0.
-    For tests and small inputs only (forms the whole paper x publication matrix)."""
+    """Reference: the full row-finished score matrix (n_papers, n_reviewers) in one piece,
+    through :func:`~recommender.affinity.aggregation.aggregate` and
+    :func:`~recommender.affinity.aggregation.finish_rows`; empty reviewers 0. For tests
+    and small inputs only (forms the whole paper x publication matrix)."""
     channels = _as_channels(paper_vectors, publication_vectors)
-    config = config or AffinityConfig()
+    params = params or ScoringParams()
     offsets = np.asarray(offsets, dtype=np.int64)
     similarity = None
     for channel in channels:
-        product = channel.paper_vectors @ channel.publication_vectors.T
-        block = np.asarray(product.toarray() if sp.issparse(product) else product, np.float32)
+        block = as_dense(channel.paper_vectors @ channel.publication_vectors.T)
         block = block * np.float32(channel.coefficient)
         similarity = block if similarity is None else similarity + block
     assert similarity is not None
     similarity = similarity + np.float32(intercept)
     weights = None if publication_weights is None else np.asarray(publication_weights, np.float32)
-    scores = aggregate(similarity, offsets, config, weights=weights, scale=scale)
-    empty = np.diff(offsets) == 0
-    if config.paper_centering and (~empty).any():
-        scores = scores - scores[:, ~empty].mean(axis=1, keepdims=True)
-    scores[:, empty] = 0.0
-    return scores.astype(np.float32, copy=False)
-
-
-# ------------------------------------------------------------- from a fitted model
-def model_channels(model: AffinityModel) -> tuple[list[Channel], float]:
-    """Channels and intercept reproducing ``model.publication_similarity`` (z-score mix).
-
-    ``combined`` = (1-w) (t - m_t)/s_t + w (e - m_e)/s_e is affine in the two cosines.
-    Rank normalisation is not affine: raises ValueError (use the dense path).
-    """
-    config = model.config
-    if config.method == "tfidf":
-        return [Channel(model.sub_tfidf, model.pub_tfidf)], 0.0
-    if config.method == "embedding":
-        assert model.sub_embedding is not None and model.pub_embedding is not None
-        return [Channel(model.sub_embedding, model.pub_embedding)], 0.0
-    if config.normalisation != "zscore":
-        raise ValueError(
-            "blockwise scoring supports normalisation='zscore' only (rank "
-            "normalisation is not affine); use AffinityModel.affinity()"
-        )
-    assert model.sub_embedding is not None and model.pub_embedding is not None
-    standardisers = model.standardisers
-    text, dense = standardisers["tfidf"], standardisers["embedding"]
-    w = config.embedding_weight
-    channels = [
-        Channel(model.sub_tfidf, model.pub_tfidf, (1.0 - w) / text.std),
-        Channel(model.sub_embedding, model.pub_embedding, w / dense.std),
-    ]
-    intercept = -(1.0 - w) * text.mean / text.std - w * dense.mean / dense.std
-    return channels, intercept
-
-
-def blockwise_from_model(model: AffinityModel, **options: Any) -> SparseAffinity:
-    """:func:`blockwise_affinity` over a fitted AffinityModel's profiles and settings.
-
-    Same scores as ``model.affinity()`` (up to float32 rounding of the affine mix), top-K
-    kept; ``options`` are blockwise_affinity's keyword arguments.
-    """
-    channels, intercept = model_channels(model)
-    return blockwise_affinity(
-        channels,
-        None,
-        model.offsets,
-        config=model.config,
-        publication_weights=model.weights,
-        scale=model.scale(),
-        intercept=intercept,
-        **options,
-    )
+    scores = aggregate(similarity, offsets, params, weights=weights, scale=scale)
+    has_publications = np.diff(offsets) > 0
+    scores = finish_rows(scores, has_publications, params)
+    scores[:, ~has_publications] = 0.0
+    return scores
 
 
 # --------------------------------------------------------------- incremental updates
@@ -781,7 +611,7 @@ def add_papers(
     whose publication vectors are the existing ones (same vector space: for TF-IDF,
     transform the new texts with the already-fitted vocabulary/IDF — refit only on explicit
     request, which invalidates every score and needs a full recompute). ``options``: the
-    same scoring options as the original :func:`blockwise_affinity` call (config, weights,
+    same scoring options as the original :func:`blockwise_affinity` call (params, weights,
     scale, intercept, blocks). Equal to a full recompute over old + new papers.
     """
     options = {
@@ -789,16 +619,11 @@ def add_papers(
         "k_per_paper": result.k_per_paper,
         "k_per_reviewer": result.k_per_reviewer,
         "keep_dense": result.dense is not None,
-        "minmax": result.value_range is not None,
     }
     new = blockwise_affinity(list(new_paper_channels), None, offsets, **options)
-    by_reviewer_new = TopK(
-        np.where(
-            new.by_reviewer.indices >= 0, new.by_reviewer.indices + result.n_papers, -1
-        ).astype(np.int32),
-        new.by_reviewer.values,
+    by_reviewer = merge_top_k(
+        result.by_reviewer, offset_rows(new.by_reviewer, result.n_papers), result.k_per_reviewer
     )
-    by_reviewer = merge_top_k(result.by_reviewer, by_reviewer_new, result.k_per_reviewer)
     by_paper = TopK(
         np.concatenate([result.by_paper.indices, new.by_paper.indices]),
         np.concatenate([result.by_paper.values, new.by_paper.values]),
@@ -830,8 +655,8 @@ def add_reviewers(
     Paper centering subtracts a mean over *all* reviewers, so it cannot be updated by
     columns: raises ValueError (recompute).
     """
-    config = options.get("config") or result.config
-    if config.paper_centering:
+    params = options.get("params") or result.params
+    if params.paper_centering:
         raise ValueError(
             "paper_centering depends on every reviewer: recompute instead of "
             "adding reviewers incrementally"
@@ -841,20 +666,15 @@ def add_reviewers(
         "k_per_paper": result.k_per_paper,
         "k_per_reviewer": result.k_per_reviewer,
         "keep_dense": result.dense is not None,
-        "minmax": result.value_range is not None,
     }
     new = blockwise_affinity(list(new_reviewer_channels), None, new_offsets, **options)
     if new.n_papers != result.n_papers:
         raise ValueError(
             f"new reviewer channels have {new.n_papers} papers, the result has {result.n_papers}"
         )
-    by_paper_new = TopK(
-        np.where(new.by_paper.indices >= 0, new.by_paper.indices + result.n_reviewers, -1).astype(
-            np.int32
-        ),
-        new.by_paper.values,
+    by_paper = merge_top_k(
+        result.by_paper, offset_rows(new.by_paper, result.n_reviewers), result.k_per_paper
     )
-    by_paper = merge_top_k(result.by_paper, by_paper_new, result.k_per_paper)
     by_reviewer = TopK(
         np.concatenate([result.by_reviewer.indices, new.by_reviewer.indices]),
         np.concatenate([result.by_reviewer.values, new.by_reviewer.values]),
@@ -874,8 +694,10 @@ def add_reviewers(
 
 
 def _union_range(first: SparseAffinity, second: SparseAffinity) -> tuple[float, float] | None:
-    if first.value_range is None or second.value_range is None:
-        return None
+    if first.value_range is None:
+        return second.value_range
+    if second.value_range is None:
+        return first.value_range
     return (
         min(first.value_range[0], second.value_range[0]),
         max(first.value_range[1], second.value_range[1]),

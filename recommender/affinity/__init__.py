@@ -1,0 +1,64 @@
+"""Affinity: a paper x reviewer score matrix from the reviewers' publications.
+
+Where each step lives (each module imports only those above it in this list):
+
+- :mod:`~recommender.affinity.params`: :class:`ScoringParams`, what determines a score
+  (the only thing a client chooses; stored with every set of scores).
+- :mod:`~recommender.affinity.options`: :class:`RunOptions`, how a run is carried out
+  (model directories, cache, device, batch size, memory bounds; server/CLI only), and
+  every limit's constant.
+- :mod:`~recommender.affinity.similarity`: submission x publication similarity per channel
+  (TF-IDF, embeddings), global standardisation, the ``combined`` mix.
+- :mod:`~recommender.affinity.aggregation`: publication similarities -> reviewer scores,
+  and the finishing step (paper centering, min-max scaling, empty profiles at 0).
+- :mod:`~recommender.affinity.result`: :class:`Affinity`, the scores with their
+  parameters; rankings and the scores CSV.
+- :mod:`~recommender.affinity.explain`: :class:`Explanation`, the evidence for one pair.
+- :mod:`~recommender.affinity.blockwise`: venue-scale scoring in bounded memory (top-K
+  kept through :mod:`matching.topk`).
+- :mod:`~recommender.affinity.model`: :class:`AffinityModel`, fitted on one venue (TF-IDF
+  and embedding profiles via :mod:`recommender.profiles`), scores and explains.
+- :mod:`~recommender.affinity.store`: saving and loading a fitted model (fast
+  explanations of a scored venue).
+
+Scale-out on Dask is :mod:`recommender.distributed`; bids are :mod:`recommender.bids`.
+"""
+
+from recommender.affinity.aggregation import aggregate, aggregation_weights
+from recommender.affinity.explain import Explanation, PublicationEvidence
+from recommender.affinity.model import AffinityModel, compute_affinity
+from recommender.affinity.options import (
+    BLOCKWISE_MIN_PAIRS,
+    DENSE_LIMIT_BYTES,
+    KEEP_PER_PAPER,
+    KEEP_PER_REVIEWER,
+    RunOptions,
+)
+from recommender.affinity.params import (
+    AGGREGATIONS,
+    DEFAULT_BID_WEIGHT,
+    METHODS,
+    NORMALISATIONS,
+    ScoringParams,
+)
+from recommender.affinity.result import Affinity
+
+__all__ = [
+    "AGGREGATIONS",
+    "BLOCKWISE_MIN_PAIRS",
+    "DEFAULT_BID_WEIGHT",
+    "DENSE_LIMIT_BYTES",
+    "KEEP_PER_PAPER",
+    "KEEP_PER_REVIEWER",
+    "METHODS",
+    "NORMALISATIONS",
+    "Affinity",
+    "AffinityModel",
+    "Explanation",
+    "PublicationEvidence",
+    "RunOptions",
+    "ScoringParams",
+    "aggregate",
+    "aggregation_weights",
+    "compute_affinity",
+]

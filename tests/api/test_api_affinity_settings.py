@@ -1,0 +1,110 @@
+"""Affinity jobs: server-side run options (issue 13 item 6) and fast explanations.
+
+Clients choose scoring parameters only, and a model by name; paths, devices and resource
+limits are the server's. An affinity job keeps its fitted model so that a pair's
+explanation needs no re-fit.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from api_helpers import REVIEWERS, SUBMISSIONS, TFIDF, load_venue
+from conftest import Api, make_settings
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from recommender.affinity import RunOptions
+
+
+def test_affinity_over_the_memory_bound_fails_in_words_and_writes_nothing(
+    database_url: str, tmp_path: Path
+) -> None:
+    settings = make_settings(database_url, tmp_path, run_options=RunOptions(dense_limit_bytes=1))
+    app = create_app(settings)
+    with TestClient(app) as client:
+        api = Api(client, app.state.database)
+        venue, chair, _viewer = api.new_venue()
+        for kind, items in (("reviewers", REVIEWERS), ("submissions", SUBMISSIONS)):
+            assert api.call("POST", f"/venues/{venue}/{kind}", chair, json=items).is_success
+        before = api.call("GET", f"/venues/{venue}/affinity", chair)
+        assert before.status_code == 404
+        job = api.call(
+            "POST", f"/venues/{venue}/affinity/jobs", chair, json={"config": TFIDF}
+        ).json()
+        assert job["state"] == "failed"
+        assert "exceed the server's in-memory bound of 1 bytes" in job["error"]
+        assert api.call("GET", f"/venues/{venue}/affinity", chair).status_code == 404
+
+
+def test_clients_never_choose_paths_devices_or_limits(api: Api) -> None:
+    venue, chair, _viewer = api.new_venue()
+    attempts = {
+        "dense_limit_bytes": 1,
+        "cache_dir": "/tmp/elsewhere",
+        "model_path": "/etc",
+        "batch_size": 100_000_000,
+        "device": "cuda",
+        "encoder_backend": "onnx",
+        "workers": 64,
+    }
+    for field, value in attempts.items():
+        response = api.call(
+            "POST",
+            f"/venues/{venue}/affinity/jobs",
+            chair,
+            json={"config": {**TFIDF, field: value}},
+        )
+        assert response.status_code == 422, (field, response.text)
+        assert field in response.text
+    assert api.call("GET", f"/venues/{venue}/jobs", chair).json()["total"] == 0
+
+
+def test_models_are_chosen_by_name_and_numbers_are_bounded(api: Api) -> None:
+    venue, chair, viewer = api.new_venue()
+    offered = api.call("GET", f"/venues/{venue}/affinity/models", viewer).json()
+    assert offered["models"] == ["all-MiniLM-L6-v2"] and offered["default"] in offered["models"]
+    assert offered["defaults"]["method"] == "combined"  # the command line's default
+    for config in (
+        {"method": "embedding", "model": "my-model"},
+        {"model": "../../etc/passwd"},
+        {"k": 10**9},
+        {"temperature": -1},
+        {"embedding_weight": 3},
+        {"extra": 1},
+    ):
+        response = api.call(
+            "POST", f"/venues/{venue}/affinity/jobs", chair, json={"config": config}
+        )
+        assert response.status_code == 422, (config, response.text)
+    assert api.call("GET", f"/venues/{venue}/jobs", chair).json()["total"] == 0
+
+
+def test_explanations_of_a_scored_venue_need_no_refit(api: Api, monkeypatch: Any) -> None:
+    venue, chair, viewer = api.new_venue()
+    load_venue(api, venue, chair)  # an affinity job: it saves its fitted model
+    pair = f"/venues/{venue}/affinity/pairs/P1/Grace_Graph1"
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the explanation re-fitted the model")
+
+    monkeypatch.setattr("recommender.affinity.model.AffinityModel.fit", refuse)
+    response = api.call("GET", pair, viewer, params={"explain": True})
+    assert response.status_code == 200, response.text
+    explanation = response.json()["explanation"]
+    assert explanation["publications"] and explanation["config"]["method"] == "tfidf"
+    assert explanation["score"] == pytest.approx(response.json()["score"], abs=1e-6)
+    # A pair that was not stored is scored from the saved model too.
+    unstored = api.call("GET", f"/venues/{venue}/affinity/pairs/P2/Grace_Graph1", chair)
+    assert unstored.status_code == 200, unstored.text
+
+
+def test_each_venue_keeps_only_its_latest_saved_model(api: Api, tmp_path: Path) -> None:
+    venue, chair, _viewer = api.new_venue()
+    load_venue(api, venue, chair)
+    job = api.call("POST", f"/venues/{venue}/affinity/jobs", chair, json={"config": TFIDF})
+    assert job.json()["state"] == "succeeded"
+    saved = sorted(p.name for p in (tmp_path / "affinity-models").glob("*/job-*"))
+    assert saved == [f"job-{job.json()['id']}"]
