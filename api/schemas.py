@@ -536,3 +536,91 @@ class PaperAssignmentOut(BaseModel):
         description="unassigned, conflict-free stored candidates with load below their max, "
         "best score first (matching.alternates)"
     )
+
+
+class RandomnessMetricOut(BaseModel):
+    """One row of a randomized run's randomness table (definitions: matching.randomness)."""
+
+    name: Literal[
+        "quality_ratio",
+        "max_probability",
+        "avg_max_probability",
+        "l2_norm",
+        "entropy",
+        "support_size",
+    ]
+    label: str
+    description: str
+    randomized: int | float | None = Field(description="the figure of the randomized run")
+    deterministic: int | float | None = Field(
+        description="the same figure for the best deterministic assignment"
+    )
+
+
+class RandomnessOut(BaseModel):
+    """How random a run is: the metrics of the distribution it was sampled from, side by
+    side with the best deterministic assignment's (an empty table for deterministic runs)."""
+
+    assignment_id: int
+    randomized: bool
+    solver: str | None = None
+    perturbation: float | None = Field(default=None, description="beta, perturbed runs")
+    probability_cap: float | None = None
+    seed: int | None = None
+    expected_objective: float | None = Field(
+        default=None, description="expected total affinity of a sample"
+    )
+    deterministic_optimum: float | None = Field(
+        default=None, description="total affinity of the best deterministic assignment"
+    )
+    sample_objective: float | None = Field(
+        default=None, description="total affinity of the sample this run holds (before edits)"
+    )
+    after_edits: str | None = Field(
+        default=None, description="set when the run was edited after it was sampled"
+    )
+    message: str
+    metrics: list[RandomnessMetricOut]
+
+
+class PairRefIn(BaseModel):
+    paper_id: IdText
+    reviewer_id: ReviewerIdText
+
+
+class ReassignIn(BaseModel):
+    """An emergency re-assignment of the live run: reviewers who withdrew and pairs that
+    must go. Both are stored as standing constraints (max load 0, a chair's forbid)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    withdraw: list[ReviewerIdText] = Field(default_factory=list, max_length=10_000)
+    remove: list[PairRefIn] = Field(default_factory=list, max_length=100_000)
+    reason: SafeText = Field(default="", max_length=1000)
+
+
+class ChangedPairOut(BaseModel):
+    paper_id: str
+    reviewer_id: str
+    score: float | None
+    reason: str = Field(
+        description="added: 'fills a vacated slot'; removed: withdrawn, removed, conflict "
+        "(a conflict or Not Willing bid now) or moved (needed to fill a short paper)"
+    )
+
+
+class ReassignOut(BaseModel):
+    """The new draft, and what changed against the live run it derives from."""
+
+    assignment: AssignmentOut
+    derived_from: int = Field(description="the live run the draft was derived from")
+    stage: Literal["fill", "moves"] = Field(
+        description="fill: every other live pair kept, only vacated slots filled; moves: "
+        "that was impossible, the fewest live pairs were moved"
+    )
+    kept: int
+    added: list[ChangedPairOut]
+    removed: list[ChangedPairOut]
+    objective: float
+    minimality: str
+    warnings: list[str]

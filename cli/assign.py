@@ -137,12 +137,13 @@ def add_assign_options(parser: argparse.ArgumentParser) -> None:
     solve = parser.add_argument_group("solver")
     solve.add_argument(
         "--solver",
-        choices=["auto", "flow", "ilp", "pulp", "randomized"],
+        choices=["auto", "flow", "ilp", "pulp", "randomized", "perturbed"],
         default=None,
         help=helped(
             "solver",
-            "auto: exact min-cost flow, the ILP when a side constraint needs it, the "
-            "randomized solver with --probability-cap",
+            "auto: exact min-cost flow, the ILP when a side constraint needs it, perturbed "
+            "maximization with --perturbation, the randomized solver with --probability-cap "
+            "alone",
         ),
     )
     solve.add_argument(
@@ -205,6 +206,27 @@ def add_assign_options(parser: argparse.ArgumentParser) -> None:
         metavar="Q",
         help="randomized assignment: no pair is assigned with probability above Q (record --seed)",
     )
+    side.add_argument(
+        "--perturbation",
+        type=float,
+        default=None,
+        metavar="BETA",
+        help="randomized assignment by perturbed maximization (NeurIPS 2024): maximize "
+        "sum s (x - BETA x^2) over fractional assignments, then sample one with these "
+        "marginals; BETA in (0, 1] trades expected quality (at least 1 - BETA of the optimum "
+        "with non-negative scores) for randomness; combine with --probability-cap to cap "
+        "every pair too (record --seed)",
+    )
+    side.add_argument(
+        "--report",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="with --perturbation or --probability-cap: write how random the assignment is "
+        "to FILE (JSON): quality_ratio, max_probability, avg_max_probability, l2_norm, "
+        "entropy, support_size, and the same figures of the deterministic optimum under "
+        "'deterministic'",
+    )
 
 
 def assign_params(args: argparse.Namespace) -> Any:
@@ -233,6 +255,7 @@ def assign_params(args: argparse.Namespace) -> Any:
             "fairness_keep": args.fairness,
             "require_attribute": required,
             "probability_cap": args.probability_cap,
+            "perturbation": args.perturbation,
             "bid_weight": args.bid_weight,
             "alternates": args.alternates,
         },
@@ -250,6 +273,11 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--group-by: applies to --max-per-institution, which is not given")
     if args.bid_weight is not None and args.bids is None:
         raise CommandError("--bid-weight: applies to --bids, which is not given")
+    if args.report is not None and params.perturbation is None and params.probability_cap is None:
+        raise CommandError(
+            "--report: describes a randomized assignment; add --perturbation BETA or "
+            "--probability-cap Q (a deterministic assignment has nothing random to report)"
+        )
     needs_profiles = params.needs_profiles() or args.detect_conflicts
     if params.needs_profiles() and args.reviewers is None:
         given = [
@@ -297,6 +325,8 @@ def run(args: argparse.Namespace) -> int:
     }
     if result.alternates is not None:
         outputs[beside(args.output, "alternates.csv")] = csv_text(result.alternates)
+    if args.report is not None:
+        outputs[args.report] = json_text(randomness_file(result.summary))
     try:
         written = write_files(outputs)
     except OSError as error:
@@ -332,6 +362,26 @@ def _warn_if_bids_twice(args: argparse.Namespace) -> None:
     )
 
 
+def randomness_file(summary: dict[str, Any]) -> dict[str, Any]:
+    """What ``--report`` writes: the randomness metrics at the top level (see
+    :mod:`matching.randomness` for their definitions), the deterministic optimum's under
+    ``deterministic``, and what produced them."""
+    randomness = dict(summary.get("randomness") or {})
+    solver = summary.get("solver_parameters") or {}
+    return {
+        **randomness,
+        "sample_objective": summary.get("objective"),
+        "solver": summary.get("solver"),
+        "seed": summary.get("seed"),
+        "perturbation": solver.get("beta"),
+        "probability_cap": solver.get("q"),
+        "definitions": "see matching/randomness.py: x = each pair's probability; "
+        "quality_ratio = sum(s x) / deterministic optimum; avg_max_probability = mean over "
+        "papers of the largest x; l2_norm = sqrt(sum x^2); entropy = -sum x ln x (nats); "
+        "support_size = pairs with x > 0",
+    }
+
+
 def print_summary(summary: dict[str, Any]) -> None:
     def number(value: Any, spec: str) -> str:
         return "n/a" if value is None else format(value, spec)
@@ -345,3 +395,15 @@ def print_summary(summary: dict[str, Any]) -> None:
         f"objective {number(summary['objective'], '.4f')}, upper bound "
         f"{number(summary['upper_bound'], '.4f')}, gap {number(summary['gap'], '.2%')}"
     )
+    randomness = summary.get("randomness")
+    if randomness:
+        print(
+            f"randomness: expected objective {number(randomness['expected_objective'], '.4f')}"
+            f" = {number(randomness['quality_ratio'], '.2%')} of the deterministic optimum "
+            f"{number(randomness['deterministic_optimum'], '.4f')}; max pair probability "
+            f"{number(randomness['max_probability'], '.3f')}, average per paper "
+            f"{number(randomness['avg_max_probability'], '.3f')}; support "
+            f"{randomness['support_size']} pairs (deterministic: "
+            f"{randomness['deterministic']['support_size']}); entropy "
+            f"{number(randomness['entropy'], '.1f')}"
+        )

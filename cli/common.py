@@ -35,6 +35,7 @@ FLAGS: dict[str, str] = {
     "fairness_keep": "--fairness",
     "require_attribute": "--require-attribute",
     "probability_cap": "--probability-cap",
+    "perturbation": "--perturbation",
     "bid_weight": "--bid-weight",
     "alternates": "--alternates",
     "coauthor_window_years": "--coauthor-window",

@@ -14,7 +14,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cli import assign, conflicts, demo, evaluate, score, server
+from cli import assign, conflicts, demo, evaluate, reassign, score, server
 from cli.common import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -32,6 +32,7 @@ COMMANDS: tuple[Callable[[Any], None], ...] = (
     score.add_parser,
     conflicts.add_parser,
     assign.add_parser,
+    reassign.add_parser,
     evaluate.add_parser,
     server.add_parsers,
 )

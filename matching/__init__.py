@@ -29,7 +29,17 @@ from matching.problem import (
     UnknownIds,
     unknown_entries,
 )
-from matching.solvers import FlowSolver, IlpSolver, RandomizedSolver, SolverTimeout, get_solver
+from matching.randomness import METRICS as RANDOMNESS_METRICS
+from matching.randomness import randomness_metrics
+from matching.reassign import Reassignment, reassign
+from matching.solvers import (
+    FlowSolver,
+    IlpSolver,
+    PerturbedSolver,
+    RandomizedSolver,
+    SolverTimeout,
+    get_solver,
+)
 from matching.solvers.ilp import DEFAULT_TIME_LIMIT
 from matching.validate import OptionError, validate_options
 
@@ -68,6 +78,7 @@ def solve(
 
 __all__ = [
     "DEFAULT_TIME_LIMIT",
+    "RANDOMNESS_METRICS",
     "Assignment",
     "AssignmentProblem",
     "Cause",
@@ -80,8 +91,10 @@ __all__ = [
     "MaxPerGroup",
     "MinScore",
     "OptionError",
+    "PerturbedSolver",
     "ProblemInputError",
     "RandomizedSolver",
+    "Reassignment",
     "RequireAttribute",
     "SolveCancelled",
     "SolveMonitor",
@@ -93,6 +106,8 @@ __all__ = [
     "evaluate",
     "exclude_pairs",
     "get_solver",
+    "randomness_metrics",
+    "reassign",
     "solve",
     "unknown_entries",
     "validate_options",

@@ -60,20 +60,44 @@ def solve_flow(
     ``rest.free``). ``costs`` (len(pairs),) integer unit costs or None for a pure
     feasibility check. Returns (OR-Tools status, flow per pair of ``pairs``)."""
     pairs = rest.free if pairs is None else pairs
-    n_papers, n_reviewers = problem.n_papers, problem.n_reviewers
+    return solve_arcs(
+        problem.n_papers,
+        problem.n_reviewers,
+        problem.pair_paper[pairs],
+        problem.pair_reviewer[pairs],
+        np.ones(len(pairs), np.int64),
+        np.zeros(len(pairs), np.int64) if costs is None else costs,
+        rest,
+    )
+
+
+def solve_arcs(
+    n_papers: int,
+    n_reviewers: int,
+    arc_paper: IntArray,
+    arc_reviewer: IntArray,
+    capacities: IntArray,
+    costs: IntArray,
+    rest: Residual,
+) -> tuple[int, IntArray]:
+    """Min-cost flow on paper -> reviewer arcs (parallel arcs allowed) with integer
+    ``capacities`` and unit ``costs``; papers supply ``rest.demand_left``, reviewers take
+    between ``rest.min_left`` and ``rest.max_left`` (the lower-bound transformation of the
+    module docstring), all in the same integer units as the capacities. Returns (OR-Tools
+    status, flow per arc)."""
     sink = n_papers + n_reviewers
     if np.any(rest.demand_left < 0) or np.any(rest.max_left < rest.min_left):
-        return int(min_cost_flow.SimpleMinCostFlow.INFEASIBLE), np.zeros(len(pairs), np.int64)
-    tails = np.concatenate([problem.pair_paper[pairs], np.arange(n_reviewers) + n_papers])
-    heads = np.concatenate([problem.pair_reviewer[pairs] + n_papers, np.full(n_reviewers, sink)])
-    capacities = np.concatenate(
-        [np.ones(len(pairs), np.int64), (rest.max_left - rest.min_left).astype(np.int64)]
+        return int(min_cost_flow.SimpleMinCostFlow.INFEASIBLE), np.zeros(len(arc_paper), np.int64)
+    tails = np.concatenate([arc_paper, np.arange(n_reviewers) + n_papers])
+    heads = np.concatenate([arc_reviewer + n_papers, np.full(n_reviewers, sink)])
+    all_capacities = np.concatenate(
+        [
+            np.asarray(capacities, dtype=np.int64),
+            (rest.max_left - rest.min_left).astype(np.int64),
+        ]
     )
     unit_costs = np.concatenate(
-        [
-            np.zeros(len(pairs), np.int64) if costs is None else costs.astype(np.int64),
-            np.zeros(n_reviewers, np.int64),
-        ]
+        [np.asarray(costs, dtype=np.int64), np.zeros(n_reviewers, np.int64)]
     )
     supplies = np.concatenate(
         [
@@ -83,12 +107,12 @@ def solve_flow(
         ]
     )
     flow = min_cost_flow.SimpleMinCostFlow()
-    arcs = flow.add_arcs_with_capacity_and_unit_cost(tails, heads, capacities, unit_costs)
+    arcs = flow.add_arcs_with_capacity_and_unit_cost(tails, heads, all_capacities, unit_costs)
     flow.set_nodes_supplies(np.arange(sink + 1), supplies)
     status = flow.solve()
     if status != flow.OPTIMAL:
-        return int(status), np.zeros(len(pairs), np.int64)
-    return int(status), np.asarray(flow.flows(arcs[: len(pairs)]), dtype=np.int64)
+        return int(status), np.zeros(len(arc_paper), np.int64)
+    return int(status), np.asarray(flow.flows(arcs[: len(arc_paper)]), dtype=np.int64)
 
 
 def potentials(

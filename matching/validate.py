@@ -23,20 +23,21 @@ from matching.constraints import (
 )
 from matching.problem import AssignmentProblem
 
-SOLVER_NAMES = ("auto", "flow", "ilp", "pulp", "randomized")
+SOLVER_NAMES = ("auto", "flow", "ilp", "pulp", "randomized", "perturbed")
 SOLVER_OPTIONS = {
     "auto": set(),
     "flow": {"max_scale", "restrict", "k"},
     "ilp": {"backend", "gap", "fairness_gap", "msg", "threads", "default_time_limit"},
     "pulp": {"backend", "gap", "fairness_gap", "msg", "threads", "default_time_limit"},
     "randomized": {"q"},
+    "perturbed": {"beta", "q", "pieces", "max_scale"},
 }
 
 
 class OptionError(ValueError):
     """An option that cannot act, or a combination that cannot work; ``option`` names it
     (``solver``, ``fairness``, ``max_per_group``, ``require_attribute``, ``min_score``,
-    ``probability_cap``) and the message says why in a chair's words."""
+    ``probability_cap``, ``perturbation``) and the message says why in a chair's words."""
 
     def __init__(self, option: str, message: str):
         self.option = option
@@ -128,7 +129,7 @@ def validate_options(
         warnings.append(message)
 
     constraints = list(problem.side_constraints)
-    if solver in ("flow", "randomized"):
+    if solver in ("flow", "randomized", "perturbed"):
         for constraint in constraints:
             if isinstance(constraint, Fairness | MaxPerGroup | RequireAttribute):
                 raise OptionError(option_name(constraint), needs_ilp_message(constraint, solver))
@@ -168,6 +169,13 @@ def validate_options(
             _check_group(problem, constraint, candidate_usable, inert)
         elif isinstance(constraint, RequireAttribute):
             _check_attribute(problem, constraint, usable, inert)
+    if solver == "perturbed":
+        beta = float(solver_options.get("beta", 0.5))
+        if not 0 < beta <= 1:
+            raise OptionError("perturbation", "the perturbation must lie in (0, 1]")
+        cap = float(solver_options.get("q", 1.0))
+        if not 0 < cap <= 1:
+            raise OptionError("probability_cap", "the probability cap must lie in (0, 1]")
     if solver == "randomized":
         q = np.asarray(solver_options.get("q", 0.5), dtype=np.float64)
         if np.any(q < 0) or np.any(q > 1):

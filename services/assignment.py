@@ -55,13 +55,20 @@ def choose_solver(problem: AssignmentProblem, params: AssignParams) -> SolverCho
     needs = sorted({_WHAT[type(c)] for c in coupled})
     needs_words = " and ".join(needs)
     solver = "ilp" if params.solver == "pulp" else params.solver
-    if params.probability_cap is not None:
-        if solver not in ("auto", "randomized"):
+    if params.perturbation is not None:
+        if coupled:
             raise OptionError(
-                "probability_cap",
-                f"a probability cap needs the randomized solver, not the {solver} solver "
-                "(leave the solver on auto)",
+                "perturbation",
+                f"perturbed maximization cannot also enforce {needs_words}; drop one of them",
             )
+        cap = params.probability_cap
+        choice = SolverChoice(
+            "perturbed",
+            {"beta": params.perturbation, "q": 1.0 if cap is None else cap},
+            f"perturbed maximization: beta {params.perturbation:g}"
+            + ("" if cap is None else f", no pair above probability {cap:g}"),
+        )
+    elif params.probability_cap is not None:
         if coupled:
             raise OptionError(
                 "probability_cap",
@@ -107,15 +114,41 @@ def check_options(params: AssignParams) -> None:
     }
     needs = " and ".join(coupled[n] for n in params.side_constraint_names())
     solver = "ilp" if params.solver == "pulp" else params.solver
-    if params.probability_cap is not None and solver not in ("auto", "randomized"):
+    perturbed = params.perturbation is not None
+    if perturbed and solver not in ("auto", "perturbed"):
+        raise OptionError(
+            "perturbation",
+            f"a perturbation needs the perturbed solver, not the {solver} solver (leave the "
+            "solver on auto)",
+        )
+    if solver == "perturbed" and not perturbed:
+        raise OptionError(
+            "perturbation",
+            "the perturbed solver needs a perturbation beta in (0, 1] (e.g. 0.2: at least "
+            "80% of the optimal quality with non-negative scores)",
+        )
+    if params.probability_cap is not None and solver not in ("auto", "randomized", "perturbed"):
         raise OptionError(
             "probability_cap",
             f"a probability cap needs the randomized solver, not the {solver} solver "
             "(leave the solver on auto)",
         )
-    if needs and (solver in ("flow", "randomized") or params.probability_cap is not None):
-        name = "randomized" if params.probability_cap is not None else solver
-        field = "probability_cap" if params.probability_cap is not None else "solver"
+    randomized = params.probability_cap is not None or perturbed
+    if needs and (solver in ("flow", "randomized", "perturbed") or randomized):
+        name = (
+            "perturbed"
+            if perturbed
+            else "randomized"
+            if params.probability_cap is not None
+            else solver
+        )
+        field = (
+            "perturbation"
+            if perturbed
+            else "probability_cap"
+            if params.probability_cap is not None
+            else "solver"
+        )
         raise OptionError(
             field,
             f"the {'min-cost flow' if name == 'flow' else name} solver cannot enforce {needs}; "
@@ -253,12 +286,14 @@ class AssignResult:
     def summary(self) -> dict[str, Any]:
         """Objective, bound, gap, solver, seed, score and load figures, parameters."""
         figures = self.assignment.summary()
-        solver_parameters = figures.pop("parameters", {})
+        solver_parameters = dict(figures.pop("parameters", {}))
+        randomness = solver_parameters.pop("randomness", None)
         return json_safe(
             {
                 **figures,
                 "solver_choice": self.solver.reason,
                 "solver_parameters": solver_parameters,
+                "randomness": randomness,
                 "parameters": self.params.model_dump(mode="json"),
                 "inputs": self.counts,
                 "warnings": self.warnings,

@@ -271,6 +271,15 @@ def edited_summary(
     gap = None
     if holds and satisfied and isinstance(bound, int | float):
         gap = max(0.0, (float(bound) - objective) / max(1.0, abs(float(bound))))
+    randomness = edited.get("randomness")
+    if isinstance(randomness, Mapping) and "after_edits" not in randomness:
+        # the metrics describe the distribution the solve sampled from; an edited run is
+        # no longer a sample of it
+        edited["randomness"] = {
+            **randomness,
+            "after_edits": "these figures describe the distribution the solve sampled "
+            "from, before the edits",
+        }
     edited.update(
         {
             "edited": True,

@@ -17,13 +17,16 @@ from recommender.io import (
     read_custom_max_papers,
     read_demand,
     read_pair_constraints,
+    read_pairs,
+    read_reviewer_ids,
     read_reviewers,
     read_scores,
     read_submissions,
 )
 from services.conflicts import detect_conflicts
-from services.params import AssignParams, ConflictParams
+from services.params import AssignParams, ConflictParams, ReassignParams
 from services.problem import AssignInputs, Rows
+from services.reassign import ReassignInputs
 
 
 @dataclass(frozen=True)
@@ -160,3 +163,75 @@ def file_digest(path: Path) -> str:
             for block in iter(lambda: stream.read(1 << 20), b""):
                 digest.update(block)
     return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class ReassignFiles:
+    """Input files of an emergency re-assignment: the live assignment (``paper_id,
+    reviewer_id[,score,...]``), withdrawn reviewers (one id per line), pairs to remove
+    (``paper_id,reviewer_id``), and the assignment's own inputs (scores, OpenReview
+    constraints, bids, per-paper demand, custom max loads)."""
+
+    live: Path
+    scores: Path
+    withdraw: Path | None = None
+    remove: Path | None = None
+    constraints: Path | None = None
+    bids: Path | None = None
+    demand: Path | None = None
+    custom_max_load: Path | None = None
+
+    def paths(self) -> dict[str, str]:
+        return {name: str(value) for name, value in vars(self).items() if isinstance(value, Path)}
+
+
+def load_reassign_inputs(
+    files: ReassignFiles, params: ReassignParams, *, strict: bool = False
+) -> ReassignInputs:
+    """Read every file of ``files`` (all problems of all files in one :class:`InputError`)."""
+    problems: list[Problem] = []
+
+    def attempt(read: Any, path: Path | None, **kwargs: Any) -> Any:
+        if path is None:
+            return None
+        try:
+            return read(path, with_lines=True, **kwargs)
+        except InputError as error:
+            problems.extend(error.problems)
+            return None
+
+    missing = [p for p in files.paths().values() if not Path(p).exists()]
+    if missing:
+        raise InputError([Problem(p, None, None, "no such file or directory") for p in missing])
+    live = attempt(read_pairs, files.live, with_scores=True)
+    withdraw = attempt(read_reviewer_ids, files.withdraw)
+    remove = attempt(read_pairs, files.remove)
+    try:
+        base = load_assign_inputs(
+            AssignFiles(
+                scores=files.scores,
+                constraints=files.constraints,
+                bids=files.bids,
+                demand=files.demand,
+                custom_max_load=files.custom_max_load,
+            ),
+            params.assign_params(),
+            strict=strict,
+        )
+    except InputError as error:
+        problems.extend(error.problems)
+        base = None
+    if problems or base is None:
+        raise InputError(problems)
+    return ReassignInputs(
+        live=Rows(live, str(files.live)),
+        scores=base.scores,
+        withdraw=Rows(withdraw, str(files.withdraw)) if withdraw is not None else None,
+        remove=Rows(remove, str(files.remove)) if remove is not None else None,
+        conflicts=base.conflicts,
+        pins=base.pins,
+        bids=base.bids,
+        demand=base.demand,
+        max_loads=base.max_loads,
+        strict=strict,
+    )

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 # = -1 (one definition, the scoring parameters' default).
 from recommender.affinity.params import DEFAULT_BID_WEIGHT
 
-SOLVERS = ("auto", "flow", "ilp", "pulp", "randomized")
+SOLVERS = ("auto", "flow", "ilp", "pulp", "randomized", "perturbed")
 IlpBackend = Literal["highs", "cbc"]
 InstitutionKey = Literal["affiliation", "email_domain"]
 
@@ -76,16 +76,14 @@ class ConflictParams(BaseModel):
     )
 
 
-class AssignParams(BaseModel):
-    """Every option of an assignment solve.
+class LimitParams(BaseModel):
+    """Demand, loads and bid weight: what every assignment-making use case shares (a solve,
+    :class:`AssignParams`; a re-assignment, :class:`ReassignParams`), defined once.
 
-    Hard constraints: each paper gets exactly its demand (``reviewers_per_paper``, or its
-    entry in ``demand``); each reviewer gets between ``min_load`` and their max load
-    (``max_load`` or their ``custom_max_load`` entry; a max below ``min_load`` lowers that
-    reviewer's minimum to it); conflicts and Not Willing bids are never assigned; pins
-    always are. Side constraints (``fairness_keep``, ``max_per_affiliation``,
-    ``require_attribute``) need the integer program, which ``solver="auto"`` then picks.
-    """
+    Each paper gets exactly its demand (``reviewers_per_paper``, or its entry in
+    ``demand``); each reviewer gets between ``min_load`` and their max load (``max_load`` or
+    their ``custom_max_load`` entry; a max below ``min_load`` lowers that reviewer's minimum
+    to it); bids given with the inputs add ``bid_weight x bid`` to their pair's score."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -99,12 +97,51 @@ class AssignParams(BaseModel):
     custom_max_load: dict[str, int] = Field(
         default_factory=dict, description="reviewer id -> max load overriding max_load"
     )
+    bid_weight: float = Field(
+        default=DEFAULT_BID_WEIGHT,
+        ge=-1000,
+        le=1000,
+        description="bids given with the solve add bid_weight x bid to the pair's score",
+    )
+
+    @field_validator("demand", "custom_max_load")
+    @classmethod
+    def _per_id_counts(cls, value: dict[str, int]) -> dict[str, int]:
+        for key, count in value.items():
+            if not key or len(key) > MAX_ID_LENGTH:
+                raise ValueError(f"id {key[:40]!r} must have 1 to {MAX_ID_LENGTH} characters")
+            if not 0 <= count <= 100_000:
+                raise ValueError(f"{key!r}: {count} is outside 0..100000")
+        return value
+
+    @model_validator(mode="after")
+    def _loads_in_order(self) -> LimitParams:
+        if self.min_load > self.max_load:
+            raise ValueError(
+                f"min_load: {self.min_load} exceeds the maximum load {self.max_load}; no "
+                "reviewer could meet both"
+            )
+        return self
+
+
+class AssignParams(LimitParams):
+    """Every option of an assignment solve.
+
+    Hard constraints: each paper gets exactly its demand (``reviewers_per_paper``, or its
+    entry in ``demand``); each reviewer gets between ``min_load`` and their max load
+    (``max_load`` or their ``custom_max_load`` entry; a max below ``min_load`` lowers that
+    reviewer's minimum to it); conflicts and Not Willing bids are never assigned; pins
+    always are. Side constraints (``fairness_keep``, ``max_per_affiliation``,
+    ``require_attribute``) need the integer program, which ``solver="auto"`` then picks.
+    """
+
     solver: str = Field(
         default="auto",
         max_length=50,
-        description="auto, flow, ilp (alias pulp) or randomized; auto: min-cost flow, or the "
-        "ILP when a side constraint needs it, or the randomized solver when probability_cap "
-        "is set (an unknown name is refused by services.assignment.check_options)",
+        description="auto, flow, ilp (alias pulp), randomized or perturbed; auto: min-cost "
+        "flow, or the ILP when a side constraint needs it, perturbed maximization when "
+        "perturbation is set, the randomized solver when probability_cap alone is set (an "
+        "unknown name is refused by services.assignment.check_options)",
     )
     ilp_backend: IlpBackend = Field(default="highs", description="MIP solver behind the ILP")
     time_limit: float | None = Field(
@@ -137,11 +174,14 @@ class AssignParams(BaseModel):
         le=1,
         description="randomized assignment: no pair is assigned with probability above this",
     )
-    bid_weight: float = Field(
-        default=DEFAULT_BID_WEIGHT,
-        ge=-1000,
-        le=1000,
-        description="bids given with the solve add bid_weight x bid to the pair's score",
+    perturbation: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="randomized assignment by perturbed maximization (Xu et al., 2023): "
+        "maximize sum s (x - beta x^2) over fractional assignments and sample one with "
+        "these marginals; beta trades expected quality (at least 1 - beta of the optimum "
+        "with non-negative scores) for randomness; with probability_cap, x <= the cap too",
     )
     alternates: int = Field(
         default=0, ge=0, le=1000, description="next-best eligible reviewers listed per paper"
@@ -169,25 +209,6 @@ class AssignParams(BaseModel):
             if old in options and options[old] is not None:
                 data.setdefault(new, options[old])
         return data
-
-    @field_validator("demand", "custom_max_load")
-    @classmethod
-    def _per_id_counts(cls, value: dict[str, int]) -> dict[str, int]:
-        for key, count in value.items():
-            if not key or len(key) > MAX_ID_LENGTH:
-                raise ValueError(f"id {key[:40]!r} must have 1 to {MAX_ID_LENGTH} characters")
-            if not 0 <= count <= 100_000:
-                raise ValueError(f"{key!r}: {count} is outside 0..100000")
-        return value
-
-    @model_validator(mode="after")
-    def _loads_in_order(self) -> AssignParams:
-        if self.min_load > self.max_load:
-            raise ValueError(
-                f"min_load: {self.min_load} exceeds the maximum load {self.max_load}; no "
-                "reviewer could meet both"
-            )
-        return self
 
     def side_constraint_names(self) -> list[str]:
         """The options that need the integer program, by field name."""
@@ -223,3 +244,14 @@ class ScoreParams(BaseModel):
         if self.scheduler is not None and self.engine != "dask":
             raise ValueError("scheduler: needs the dask engine")
         return self
+
+
+class ReassignParams(LimitParams):
+    """Options of an emergency re-assignment (:mod:`services.reassign`): the demand and
+    loads the repaired assignment must meet and the weight of bids folded into scores (the
+    same fields, meanings and defaults as :class:`AssignParams`'s). Withdrawn reviewers get
+    a max load of 0 whatever these say."""
+
+    def assign_params(self) -> AssignParams:
+        """The same options as :class:`AssignParams` (what the problem builder reads)."""
+        return AssignParams.model_validate(self.model_dump())

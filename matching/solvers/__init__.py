@@ -15,6 +15,7 @@ from matching.monitor import SolveMonitor
 from matching.problem import AssignmentProblem
 from matching.solvers.flow import FlowSolver
 from matching.solvers.ilp import IlpSolver, SolverTimeout
+from matching.solvers.perturbed import PerturbedSolver
 from matching.solvers.randomized import RandomizedSolver
 
 
@@ -36,12 +37,14 @@ SOLVERS: dict[str, type] = {
     "ilp": IlpSolver,
     "pulp": IlpSolver,
     "randomized": RandomizedSolver,
+    "perturbed": PerturbedSolver,
 }
 
 
 def get_solver(name: str, **options: Any) -> Solver:
-    """A solver by name (``flow``, ``ilp`` or its alias ``pulp``, ``randomized``);
-    ``options`` go to its constructor (e.g. ``backend="cbc"``, ``q=0.5``)."""
+    """A solver by name (``flow``, ``ilp`` or its alias ``pulp``, ``randomized``,
+    ``perturbed``); ``options`` go to its constructor (e.g. ``backend="cbc"``, ``q=0.5``,
+    ``beta=0.2``)."""
     try:
         solver_class = SOLVERS[name]
     except KeyError:
@@ -53,6 +56,7 @@ __all__ = [
     "SOLVERS",
     "FlowSolver",
     "IlpSolver",
+    "PerturbedSolver",
     "RandomizedSolver",
     "Solver",
     "SolverTimeout",

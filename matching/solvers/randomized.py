@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +28,7 @@ from matching.constraints import apply_pair_filters, model_constraints
 from matching.diagnose import Cause, Diagnosis, diagnose
 from matching.monitor import SolveMonitor, check_stop
 from matching.problem import AssignmentProblem, FloatArray, Infeasible
+from matching.randomness import randomness_report
 from matching.solvers import _highs
 from matching.solvers._model import AssignmentModel
 from matching.solvers.flow import FlowSolver, _original_index
@@ -133,45 +135,15 @@ class RandomizedSolver:
         ``problem``). The same seed gives the same assignment. ``optimum`` is the exact
         deterministic optimum (computed when not given) whose bound becomes the sample's
         ``upper_bound``."""
-        start = time.perf_counter()
-        if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
-        if optimum is None:
-            optimum = FlowSolver().solve(problem, monitor=monitor)
-        check_stop(monitor)
-        rounded = dependent_rounding(
-            fractional.problem.pair_paper,
-            fractional.problem.pair_reviewer,
-            fractional.problem.n_papers,
-            fractional.x,
-            np.random.default_rng(seed),
-            monitor=monitor,
-        )
-        filtered = fractional.problem
-        chosen = np.flatnonzero(rounded)
-        counts = np.bincount(filtered.pair_paper[chosen], minlength=filtered.n_papers)
-        if not np.array_equal(counts, filtered.demand):
-            raise RuntimeError("dependent rounding broke a paper demand (numerical trouble)")
-        selected = _original_index(problem, filtered, chosen)
-        objective = total_score(problem.pair_score[selected])
-        best = optimum.objective
-        return Assignment(
-            problem=problem,
-            selected=selected,
-            objective=objective,
-            upper_bound=max(optimum.upper_bound, objective),
+        q = float(self.q) if self.q.ndim == 0 else f"per pair, max {float(self.q.max()):g}"
+        return sample_assignment(
+            problem,
+            fractional,
             solver=self.name,
-            parameters={
-                "q": float(self.q)
-                if self.q.ndim == 0
-                else f"per pair, max {float(self.q.max()):g}",
-                "expected_objective": fractional.value,
-                "deterministic_optimum": best,
-                "quality_ratio": fractional.value / best if best > 0 else None,
-                "bound_refers_to": "the best deterministic assignment (min-cost flow optimum)",
-            },
+            parameters={"q": q},
             seed=seed,
-            solve_seconds=time.perf_counter() - start,
+            optimum=optimum,
+            monitor=monitor,
         )
 
     def solve(
@@ -194,6 +166,71 @@ class RandomizedSolver:
         result = self.sample(problem, fractional, seed=seed, optimum=optimum, monitor=monitor)
         object.__setattr__(result, "solve_seconds", time.perf_counter() - start)
         return result
+
+
+def sample_assignment(
+    problem: AssignmentProblem,
+    fractional: Fractional,
+    *,
+    solver: str,
+    parameters: dict[str, Any],
+    seed: int | None = None,
+    optimum: Assignment | None = None,
+    monitor: SolveMonitor | None = None,
+) -> Assignment:
+    """One sample of ``fractional`` (marginals over ``fractional.problem``, the pair-filtered
+    ``problem``) by :func:`dependent_rounding`: the one sampling step of every randomized
+    solver. The same seed gives the same assignment; ``seed=None`` draws one (recorded in
+    the result). ``optimum`` is the exact deterministic optimum (computed when not given):
+    its bound becomes the sample's ``upper_bound``, its objective the denominator of the
+    quality ratio. ``parameters`` (the solver's own, e.g. its cap) are extended with
+    ``expected_objective``, ``deterministic_optimum``, ``quality_ratio`` and ``randomness``
+    (:func:`matching.randomness.randomness_report` of the marginals, with the deterministic
+    optimum's figures beside them)."""
+    start = time.perf_counter()
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+    if optimum is None:
+        optimum = FlowSolver().solve(problem, monitor=monitor)
+    check_stop(monitor)
+    filtered = fractional.problem
+    rounded = dependent_rounding(
+        filtered.pair_paper,
+        filtered.pair_reviewer,
+        filtered.n_papers,
+        fractional.x,
+        np.random.default_rng(seed),
+        monitor=monitor,
+    )
+    chosen = np.flatnonzero(rounded)
+    counts = np.bincount(filtered.pair_paper[chosen], minlength=filtered.n_papers)
+    if not np.array_equal(counts, filtered.demand):
+        raise RuntimeError("dependent rounding broke a paper demand (numerical trouble)")
+    selected = _original_index(problem, filtered, chosen)
+    objective = total_score(problem.pair_score[selected])
+    best = optimum.objective
+    marginals = np.zeros(problem.n_pairs)
+    marginals[_kept(problem, filtered)] = fractional.x
+    randomness = randomness_report(
+        problem, marginals, optimum=best, optimum_selected=optimum.selected
+    )
+    return Assignment(
+        problem=problem,
+        selected=selected,
+        objective=objective,
+        upper_bound=max(optimum.upper_bound, objective),
+        solver=solver,
+        parameters={
+            **parameters,
+            "expected_objective": fractional.value,
+            "deterministic_optimum": best,
+            "quality_ratio": fractional.value / best if best > 0 else None,
+            "bound_refers_to": "the best deterministic assignment (min-cost flow optimum)",
+            "randomness": randomness,
+        },
+        seed=seed,
+        solve_seconds=time.perf_counter() - start,
+    )
 
 
 def dependent_rounding(

@@ -26,6 +26,8 @@ from recommender.io.tables import (
     read_custom_max_papers,
     read_demand,
     read_pair_constraints,
+    read_pairs,
+    read_reviewer_ids,
 )
 
 __all__ = [
@@ -44,6 +46,8 @@ __all__ = [
     "read_openreview_archives",
     "read_openreview_archives_zip",
     "read_pair_constraints",
+    "read_pairs",
+    "read_reviewer_ids",
     "read_reviewers",
     "read_reviewers_csv",
     "read_reviewers_json",

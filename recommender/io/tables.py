@@ -173,6 +173,89 @@ def read_demand(
     return _with_lines(frame, first_line.values(), with_lines)
 
 
+def read_pairs(
+    source: str | Path | bytes,
+    name: str | None = None,
+    *,
+    with_lines: bool = False,
+    with_scores: bool = False,
+) -> pd.DataFrame:
+    """(paper, reviewer) pairs, e.g. an assignment or pairs to remove, as
+    ``DataFrame[paper_id, reviewer_id]`` (+ ``score``, + ``line``).
+
+    Extra columns (an assignment's ``pinned``) are ignored. With ``with_scores`` a ``score``
+    column (or OpenReview's ``weight``) is read when the header has one (every cell a
+    finite number) and is NaN otherwise. A pair listed twice is kept once (twice with
+    different scores is a problem). An empty file is a problem: there is nothing to read."""
+    score_aliases = ("score", "weight", "affinity")
+    columns: list[Sequence[str]] = [_PAPER_ALIASES, _REVIEWER_ALIASES]
+    if with_scores and _header_has(source, name, score_aliases):
+        columns.append(score_aliases)
+    display, rows, log = _rows(source, name, columns)
+    records: dict[tuple[str, str], float] = {}
+    lines: dict[tuple[str, str], int] = {}
+    for line, cells in rows:
+        pair = _pair(display, line, cells[0], cells[1], log)
+        score = math.nan
+        if len(cells) > 2:
+            number = _number(cells[2])
+            if number is None:
+                log.add(display, line, "score", f"not a finite number: {cells[2].strip()!r}")
+                continue
+            score = number
+        if pair is not None:
+            if pair in records and not (math.isnan(score) and math.isnan(records[pair])):
+                _put(records, pair, score, display, line, "score", log)
+            records.setdefault(pair, score)
+            lines.setdefault(pair, line)
+    if not records and not log:
+        log.add(display, None, None, "no (paper, reviewer) pair in the file")
+    log.raise_if_any()
+    frame = pd.DataFrame(
+        [(p, r) for p, r in records], columns=["paper_id", "reviewer_id"], dtype=object
+    )
+    if with_scores:
+        frame["score"] = np.fromiter(records.values(), dtype=np.float64, count=len(records))
+    return _with_lines(frame, lines.values(), with_lines)
+
+
+def read_reviewer_ids(
+    source: str | Path | bytes, name: str | None = None, *, with_lines: bool = False
+) -> pd.DataFrame:
+    """Reviewer ids, one per line (a header ``reviewer_id`` and further columns are
+    allowed, as in a CSV), as ``DataFrame[reviewer_id]`` (+ ``line``); OpenReview's ``~``
+    is dropped, repeats are kept once, an empty file is a problem."""
+    display, rows, log = _rows(source, name, [_REVIEWER_ALIASES])
+    first_line: dict[str, int] = {}
+    for line, (cell,) in rows:
+        reviewer_id = clean_reviewer_id(cell)
+        if not reviewer_id:
+            log.add(display, line, "reviewer_id", "empty reviewer id")
+        elif CONTROL_CHARACTERS.search(reviewer_id):
+            log.add(display, line, "reviewer_id", f"control character in id {reviewer_id!r}")
+        else:
+            first_line.setdefault(reviewer_id, line)
+    if not first_line and not log:
+        log.add(display, None, None, "no reviewer id in the file")
+    log.raise_if_any()
+    frame = pd.DataFrame({"reviewer_id": list(first_line)}, dtype=object)
+    return _with_lines(frame, first_line.values(), with_lines)
+
+
+def _header_has(source: str | Path | bytes, name: str | None, aliases: Sequence[str]) -> bool:
+    """Whether the first non-empty CSV row names one of ``aliases`` (problems with the file
+    itself are left to the full read)."""
+    try:
+        _, content = read_source(source, name)
+        text = content[: 64 * 1024].decode("utf-8-sig", errors="replace")
+        for row in csv.reader(io.StringIO(text, newline="")):
+            if any(cell.strip() for cell in row):
+                return any(cell.strip().lower() in aliases for cell in row)
+    except (InputError, csv.Error):
+        return False
+    return False
+
+
 # Counts above this are typing errors, not loads or demands (and would overflow int64 sums).
 MAX_COUNT = 1_000_000
 

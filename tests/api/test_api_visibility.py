@@ -212,6 +212,7 @@ RUN_VIEWS = [
     "/papers/P1/edges",
     "/reviewers/Grace_Graph1/edges",
     "/histogram",
+    "/randomness",
 ]
 
 
