@@ -41,6 +41,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -121,7 +122,7 @@ def write_dense_csv(n: int, directory: Path) -> Path:
     return path
 
 
-def child_dense(path: Path) -> dict[str, float | str]:
+def child_dense(path: Path) -> dict[str, Any]:
     """Read, build, solve (certified) and solve again on every pair (baseline)."""
     start = time.perf_counter()
     table = read_scores_csv(path)
@@ -158,7 +159,7 @@ def child_dense(path: Path) -> dict[str, float | str]:
     }
 
 
-def run_dense(n: int, work: Path) -> dict[str, float | str]:
+def run_dense(n: int, work: Path) -> dict[str, Any]:
     path = write_dense_csv(n, work)
     output = subprocess.run(
         [sys.executable, __file__, "--child-dense", str(path)],
@@ -247,7 +248,7 @@ def pair_by_pair_flow(problem: AssignmentProblem) -> float:
     return time.perf_counter() - start
 
 
-def constrained(n: int, time_limit: float) -> list[dict[str, float | str]]:
+def constrained(n: int, time_limit: float) -> list[dict[str, Any]]:
     from matching.candidates import sparse_problem
 
     venue = make_venue(n, n, seed=n)
@@ -325,7 +326,7 @@ def demo_fairness(time_limit: float) -> list[tuple[str, float, float, float, str
     shipped = ilp.best_min_start
     for label, start in (("flow heuristic start", shipped), ("max-total start only", None)):
         if start is None:
-            ilp.best_min_start = lambda model, values, seconds, monitor: values
+            ilp.best_min_start = lambda model, start, seconds, monitor: start
         try:
             result = IlpSolver().solve(problem, time_limit=time_limit)
         finally:

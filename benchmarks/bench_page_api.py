@@ -144,7 +144,7 @@ def main() -> None:
                 "remove_reviewer_id": "Reviewer_Number5",
             }
             bulk = "".join(f"p{i},Reviewer_Number{(i + 21) % n},add\n" for i in range(200))
-            reads = [
+            reads: list[tuple[str, str, str, dict[str, Any]]] = [
                 ("venue (baseline)", "GET", f"/venues/{venue}", {}),
                 (
                     "search papers",
@@ -177,7 +177,7 @@ def main() -> None:
             for label, method, path, kwargs in reads:
                 ms = timed(method, path, args.repeat, **kwargs)
                 print(f"{label:24} {ms:8.0f} {ms / baseline:11.1f}")
-            once = [
+            once: list[tuple[str, str, str, dict[str, Any]]] = [
                 ("swap apply", "POST", f"{base}/edits", {"json": swap}),
                 ("undo", "POST", f"{base}/undo", {"json": {"version": 2}}),
                 (

@@ -42,10 +42,11 @@ class SyntheticVenue:
 
     def score_blocks(self, rows: int = 1000) -> Iterator[npt.NDArray[np.float64]]:
         """Scores (rows, R) for consecutive paper blocks; deterministic per block."""
-        reviewers = self.reviewer_topics / np.linalg.norm(self.reviewer_topics, axis=1,
-                                                          keepdims=True)
+        reviewers = self.reviewer_topics / np.linalg.norm(
+            self.reviewer_topics, axis=1, keepdims=True
+        )
         for start in range(0, self.shape[0], rows):
-            papers = self.paper_topics[start:start + rows]
+            papers = self.paper_topics[start : start + rows]
             papers = papers / np.linalg.norm(papers, axis=1, keepdims=True)
             rng = np.random.default_rng([self.seed, 1, start])
             noise = rng.normal(0.0, self.noise, (len(papers), len(reviewers)))
@@ -106,22 +107,29 @@ def write_venue_csv(
     paper_ids = np.asarray(venue.paper_ids, dtype=object)
     reviewer_ids = np.asarray(venue.reviewer_ids, dtype=object)
     scores_path = directory / "scores.csv"
-    pd.DataFrame({
-        "paper_id": paper_ids[paper], "reviewer_id": reviewer_ids[reviewer],
-        "score": np.round(score, 6),
-    }).to_csv(scores_path, index=False)
+    pd.DataFrame(
+        {
+            "paper_id": paper_ids[paper],
+            "reviewer_id": reviewer_ids[reviewer],
+            "score": np.round(score, 6),
+        }
+    ).to_csv(scores_path, index=False)
     conflict_paper, conflict_reviewer = venue.conflicts(conflict_rate)
     conflicts_path = directory / "conflicts.csv"
-    pd.DataFrame({
-        "paper_id": paper_ids[conflict_paper], "reviewer_id": reviewer_ids[conflict_reviewer],
-    }).to_csv(conflicts_path, index=False)
+    pd.DataFrame(
+        {
+            "paper_id": paper_ids[conflict_paper],
+            "reviewer_id": reviewer_ids[conflict_reviewer],
+        }
+    ).to_csv(conflicts_path, index=False)
     return scores_path, conflicts_path
 
 
 def read_scores_csv(path: Path) -> pd.DataFrame:
     """Read a scores CSV (paper_id, reviewer_id, score)."""
-    return pd.read_csv(path, dtype={"paper_id": str, "reviewer_id": str, "score": np.float64},
-                       engine="c")
+    return pd.read_csv(
+        path, dtype={"paper_id": str, "reviewer_id": str, "score": np.float64}, engine="c"
+    )
 
 
 def read_conflicts_csv(path: Path) -> pd.DataFrame:
