@@ -84,7 +84,14 @@ SIDE_FILES: list[tuple[str, str, str | None, list[str], int, str]] = [
         "",
     ),
     ("header only", "constraints.csv", "paper_id,reviewer_id,value\n", ["--conflicts"], 0, ""),
-    ("empty constraints", "constraints.csv", "", ["--conflicts"], 0, ""),
+    (
+        "empty constraints",
+        "constraints.csv",
+        "",
+        ["--conflicts"],
+        1,
+        "constraints.csv: the file is empty",
+    ),
     ("pins only", "constraints.csv", "p0,r4,1\np1,r4,1\n", ["--conflicts"], 0, ""),
     (
         "BOM constraints",

@@ -364,13 +364,13 @@ def test_reassign_infeasible_exits_2_with_the_diagnosis(tmp_path: Path) -> None:
 
 
 MALFORMED = {
-    "live empty": ("live", b"", "no (paper, reviewer) pair"),
+    "live empty": ("live", b"", "live.csv: the file is empty"),
     "live header only": ("live", b"paper_id,reviewer_id,score\n", "no (paper, reviewer) pair"),
     "live bad score": ("live", b"paper_id,reviewer_id,score\np0,r1,high\n", "live.csv:2 [score]"),
     "live short row": ("live", b"paper_id,reviewer_id\np0,r1\np1\n", "live.csv:3"),
     "live latin-1": ("live", "paper_id,reviewer_id\np\xe9,r1\n".encode("latin-1"), "live.csv:2"),
     "live NUL": ("live", b"paper_id,reviewer_id\np0\x00,r1\n", "live.csv:2 [paper_id]"),
-    "withdraw empty": ("withdraw", b"\n\n", "no reviewer id"),
+    "withdraw empty": ("withdraw", b"\n\n", "withdraw.txt: the file is empty"),
     "withdraw header only": ("withdraw", b"reviewer_id\n", "no reviewer id"),
     "withdraw utf-16": ("withdraw", "r1\n".encode("utf-16"), "UTF-16"),
     "remove one column": ("remove", b"paper_id,reviewer_id\np0\n", "remove.csv:2"),

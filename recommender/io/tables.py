@@ -493,6 +493,11 @@ def _rows(
             rows.append((line, tuple(unescape_cell(row[i]) for i in order)))
     except csv.Error as error:
         log.add(display, reader.line_num, None, f"malformed CSV: {error}")
+    if not header_checked and not log:
+        # a file with neither a header nor a row is a mistake (a failed export, the wrong
+        # file), not "no constraints": a header-only file says that
+        expected = ",".join(aliases[0] for aliases in columns)
+        log.add(display, None, None, f"the file is empty: expected rows of {expected!r}")
     return display, rows, log
 
 
