@@ -54,12 +54,15 @@ const capacity = { timer: null, controller: null, answer: null, touched: false }
 
 /** The service's count for the form's numbers (stored demands and quotas counted): the
  * same count it refuses a solve on. */
-async function checkCapacity() {
+async function checkCapacity({ forSolve = false } = {}) {
   if (!canWrite() || !state.venue) return null;
   const values = formValues($("#assignment-form"));
+  clearTimeout(capacity.timer);
   capacity.controller?.abort();
   const controller = new AbortController();
-  capacity.controller = controller;
+  // a solve's own check is never aborted by a later live check (typing in the form while
+  // the solve starts): only the live checks share the abortable slot
+  if (!forSolve) capacity.controller = controller;
   const answer = await state.api.get(EP.capacity(state.venue), {
     reviewers_per_paper: values.reviewers_per_paper ?? 0, min_load: values.min_papers ?? 0, max_load: values.max_papers ?? 0,
   }, { signal: controller.signal });
@@ -189,7 +192,7 @@ function setupForms() {
     const maxPapers = form.querySelector('input[name="max_papers_file"]').files?.[0];
     await busy(event.submitter, form.querySelector(".error-box"), async () => {
       if (!state.affinityRun) throw new UserError("No affinity scores yet: compute them first, then solve.");
-      const check = maxPapers ? null : await checkCapacity();
+      const check = maxPapers ? null : await checkCapacity({ forSolve: true });
       if (check && !check.fits) {
         throw new UserError(`${check.message || check.shortfall}${check.smallest_max_load != null ? ` The smallest max papers per reviewer that fits is ${check.smallest_max_load}.` : ""}`);
       }
