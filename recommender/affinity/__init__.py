@@ -24,24 +24,61 @@ Where each step lives (each module imports only those above it in this list):
 Scale-out on Dask is :mod:`recommender.distributed`; bids are :mod:`recommender.bids`.
 """
 
-from recommender.affinity.aggregation import aggregate, aggregation_weights
-from recommender.affinity.explain import Explanation, PublicationEvidence
-from recommender.affinity.model import AffinityModel, compute_affinity
-from recommender.affinity.options import (
-    BLOCKWISE_MIN_PAIRS,
-    DENSE_LIMIT_BYTES,
-    KEEP_PER_PAPER,
-    KEEP_PER_REVIEWER,
-    RunOptions,
-)
-from recommender.affinity.params import (
-    AGGREGATIONS,
-    DEFAULT_BID_WEIGHT,
-    METHODS,
-    NORMALISATIONS,
-    ScoringParams,
-)
-from recommender.affinity.result import Affinity
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from recommender.affinity.aggregation import aggregate, aggregation_weights
+    from recommender.affinity.explain import Explanation, PublicationEvidence
+    from recommender.affinity.model import AffinityModel, compute_affinity
+    from recommender.affinity.options import (
+        BLOCKWISE_MIN_PAIRS,
+        DENSE_LIMIT_BYTES,
+        KEEP_PER_PAPER,
+        KEEP_PER_REVIEWER,
+        RunOptions,
+    )
+    from recommender.affinity.params import (
+        AGGREGATIONS,
+        DEFAULT_BID_WEIGHT,
+        METHODS,
+        NORMALISATIONS,
+        ScoringParams,
+    )
+    from recommender.affinity.result import Affinity
+
+# Names are loaded on first use (PEP 562), so that importing the light modules (the
+# parameters, e.g. for ``recommender assign``) does not pay for scikit-learn and the
+# embedding stack, which only the model needs.
+_HOMES = {
+    "aggregate": "aggregation",
+    "aggregation_weights": "aggregation",
+    "Explanation": "explain",
+    "PublicationEvidence": "explain",
+    "AffinityModel": "model",
+    "compute_affinity": "model",
+    "BLOCKWISE_MIN_PAIRS": "options",
+    "DENSE_LIMIT_BYTES": "options",
+    "KEEP_PER_PAPER": "options",
+    "KEEP_PER_REVIEWER": "options",
+    "RunOptions": "options",
+    "AGGREGATIONS": "params",
+    "DEFAULT_BID_WEIGHT": "params",
+    "METHODS": "params",
+    "NORMALISATIONS": "params",
+    "ScoringParams": "params",
+    "Affinity": "result",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AGGREGATIONS",
