@@ -28,6 +28,23 @@ def test_held_out_losses_match_a_direct_computation() -> None:
         assert cv.chosen["argmin"][fold] == chosen_on_selection
 
 
+def test_paired_held_out_difference_and_wins_by_hand() -> None:
+    # Two raters, one split: each fold holds out one rater. Candidate b is better on
+    # rater 0 (cost 0 vs 1, weight 2) and worse on rater 1 (cost 1 vs 0.5, weight 1).
+    costs = np.array([[1.0, 0.5], [0.0, 1.0]])
+    cv = cross_validate(costs, np.array([2.0, 1.0]), ["a", "b"], n_splits=1, seed=0)
+    held_rater = np.argmax(~cv.selection_masks, axis=1)  # the one held-out rater per fold
+    expected = {0: 0.0 / 2 - 1.0 / 2, 1: 1.0 / 1 - 0.5 / 1}
+    np.testing.assert_allclose(cv.held_out_difference(1), [expected[int(r)] for r in held_rater])
+    np.testing.assert_allclose(cv.held_out_difference(0), [0.0, 0.0])
+    np.testing.assert_allclose(cv.held_out_difference(0, reference=1), -cv.held_out_difference(1))
+    text = format_cross_validation(cv)
+    row = next(line for line in text.splitlines() if line.startswith("b "))
+    assert " 50% " in row  # wins on one held-out half of two
+    reference_row = next(line for line in text.splitlines() if line.startswith("a "))
+    assert "(reference)" in reference_row and "%" not in reference_row
+
+
 def test_a_configuration_better_on_every_rater_is_always_chosen() -> None:
     rng = np.random.default_rng(0)
     worse = rng.uniform(0.3, 0.6, size=10)
