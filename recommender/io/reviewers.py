@@ -9,6 +9,10 @@ Decisions worth knowing:
 - A publication id repeated within one reviewer is dropped when the repeats are identical
   (crawls often list a paper twice) and is a problem when they differ.
 - A publication without an id gets a content hash id (same text -> same id).
+- A reviewer given no name (archives never give one) is named after the author on at least
+  60% of their publications (:func:`recommender.names.profile_owner_name`), unless the id is
+  an OpenReview profile id (``Jane_Doe1``), which spells the name; otherwise the name stays
+  empty and the service shows the id.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from recommender.io.archives import (
     ArchiveLimits,
     read_zip_members,
 )
+from recommender.names import name_from_profile_id, profile_owner_name
 
 _REVIEWER_CSV_FIELDS = ("id", "name", "email", "affiliation")
 
@@ -131,7 +136,20 @@ def _parse_archive(name: str, reviewer_id: str, content: bytes, log: ProblemLog)
             add_publication(publications, publication, (name, number), reviewer_id, log)
     if len(log.problems) != count_before:
         return None
-    return Reviewer(id=reviewer_id, publications=tuple(publications.values()))
+    return Reviewer(
+        id=reviewer_id,
+        name=reviewer_name(reviewer_id, "", publications.values()),
+        publications=tuple(publications.values()),
+    )
+
+
+def reviewer_name(reviewer_id: str, given: str, publications: Iterable[Publication]) -> str:
+    """A reviewer's name: the one given, else (an OpenReview archive holds none) the owner
+    its publications' author lists show (:func:`recommender.names.profile_owner_name`),
+    unless the id is an OpenReview profile id, which spells the name itself."""
+    if given or name_from_profile_id(reviewer_id):
+        return given
+    return profile_owner_name([publication.authors for publication in publications])
 
 
 def read_reviewers_csv(
@@ -194,7 +212,7 @@ def read_reviewers_csv(
     return tuple(
         Reviewer(
             id=reviewer_id,
-            name=fields["name"],
+            name=reviewer_name(reviewer_id, fields["name"], fields["publications"].values()),
             email=fields["email"],
             affiliation=fields["affiliation"],
             attributes=fields["attributes"],
@@ -345,7 +363,7 @@ def _parse_reviewer_object(
         return None
     return Reviewer(
         id=reviewer_id,
-        name=fields["name"],
+        name=reviewer_name(reviewer_id, fields["name"], publications.values()),
         email=fields["email"],
         affiliation=fields["affiliation"],
         attributes=MappingProxyType(attributes),
