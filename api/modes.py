@@ -39,6 +39,7 @@ from api.models import (
 from api.publishing import run_pairs
 from api.runs import live_run
 from api.store import (
+    add_numbered,
     audit,
     bids_frame,
     conflicts_frame,
@@ -206,16 +207,28 @@ def reassign_live(
             "reassignment": changes,
         }
     )
-    row = AssignmentRow(
-        venue_id=venue_id,
-        job_id=None,
-        affinity_run_id=run.id,
-        state="draft",
-        parameters=dict(live.parameters or {}),
-        summary=summary,
+    label = f"#{live.number}" if live.number is not None else f"run {live.id}"
+    # numbered within the venue like every run, its lineage naming the live run
+    row = add_numbered(
+        session,
+        AssignmentRow,
+        venue_id,
+        lambda number: AssignmentRow(
+            venue_id=venue_id,
+            number=number,
+            derived_from={
+                "kind": "re-assignment",
+                "assignment_id": live.id,
+                "assignment_number": live.number,
+                "text": f"re-assignment of {label} (version {live.version})",
+            },
+            job_id=None,
+            affinity_run_id=run.id,
+            state="draft",
+            parameters=dict(live.parameters or {}),
+            summary=summary,
+        ),
     )
-    session.add(row)
-    session.flush()
     pairs = result.pairs()
     if len(pairs):
         session.execute(

@@ -130,6 +130,8 @@ def solve_summary(parameters: Mapping[str, Any]) -> str:
             f"requires {required.get('min_count', 1)} x {required.get('name')}="
             f"{required.get('value')}"
         )
+    if parameters.get("perturbation") is not None:
+        words.append(f"perturbation beta {parameters['perturbation']:g}")
     if parameters.get("probability_cap") is not None:
         words.append(f"randomized, cap {parameters['probability_cap']:g}")
     if parameters.get("time_limit") is not None:

@@ -130,6 +130,15 @@ def test_reassign_keeps_every_other_live_pair_and_deploys_through_the_checks(api
     body = response.json()
     draft = body["assignment"]["id"]
     assert body["assignment"]["state"] == "draft" and body["derived_from"] == live
+    # numbered within the venue like a solve's run, its lineage naming the live run
+    live_number = api.call("GET", f"/venues/{venue}/assignments/{live}", chair).json()["number"]
+    assert body["assignment"]["number"] == live_number + 1
+    assert body["assignment"]["derived_from"] == {
+        "kind": "re-assignment",
+        "assignment_id": live,
+        "assignment_number": live_number,
+        "text": f"re-assignment of #{live_number} (version 1)",
+    }
     assert body["stage"] == "fill"
     new_pairs = _pairs(api, venue, chair, draft)
     untouched = {pair for pair in live_pairs if pair[1] != gone}

@@ -27,6 +27,8 @@ test("endpoints percent-encode ids (OpenReview ids, slashes refused by the servi
   assert.equal(EP.paperEdges("v 1", 3, "p#1"), "/venues/v%201/assignments/3/papers/p%231/edges");
   assert.equal(EP.reviewerEdges("v", 3, "~Ada_Lovelace1"), "/venues/v/assignments/3/reviewers/~Ada_Lovelace1/edges");
   assert.equal(EP.compare("v", 1, 2), "/venues/v/assignments/1/compare/2");
+  assert.equal(EP.randomness("v 1", 7), "/venues/v%201/assignments/7/randomness");
+  assert.equal(EP.reassignLive("v"), "/venues/v/assignments/live/reassign");
 });
 
 test("errors carry status, words, the machine-readable code and row problems", async () => {

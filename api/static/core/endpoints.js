@@ -59,6 +59,8 @@ export const EP = {
   runHistogram: (v, a) => `${A(v, a)}/histogram`,
   compare: (v, a, b) => `${A(v, a)}/compare/${q(b)}`,
   comparePairs: (v, a, b) => `${A(v, a)}/compare/${q(b)}/pairs`,
+  randomness: (v, a) => `${A(v, a)}/randomness`,
+  reassignLive: (v) => `${V(v)}/assignments/live/reassign`,
   comparePapers: (v, a, b) => `${A(v, a)}/compare/${q(b)}/papers`,
   compareReviewers: (v, a, b) => `${A(v, a)}/compare/${q(b)}/reviewers`,
 

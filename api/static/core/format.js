@@ -62,7 +62,7 @@ export function paperLabel(id, title, max = 80) {
 // ---- runs and jobs ---------------------------------------------------------------------------
 
 const SOLVER_WORDS = {
-  auto: "auto", flow: "min-cost flow", ilp: "ILP", randomized: "randomized",
+  auto: "auto", flow: "min-cost flow", ilp: "ILP", randomized: "randomized", perturbed: "perturbed maximization",
 };
 
 /** A run's or a solve job's parameters in a few words: "flow, 3 per paper, load 0–6, …". */
@@ -71,6 +71,7 @@ export function solveParamsText(p = {}) {
   const parts = [];
   if (p.solver) parts.push(SOLVER_WORDS[p.solver] ?? p.solver);
   if (p.fairness_keep != null) parts.push(`fairness (keep ${p.fairness_keep})`);
+  if (p.perturbation != null) parts.push(`perturbation β ${p.perturbation}`);
   const q = p.probability_cap ?? p.options?.q;
   if (q != null) parts.push(`max pair probability ${q}`);
   if (p.reviewers_per_paper != null) parts.push(`${p.reviewers_per_paper} per paper`);
@@ -127,9 +128,17 @@ export function runLabel(run) {
   return text;
 }
 
-/** Where a run comes from: "re-solve of #1", "rerun of job #3"; "" for a new solve. */
-export function lineageText(run) {
+/** Where a run comes from: "re-solve of #1", "rerun of job #3", "re-assignment of run #2"
+ * (`runs`: the venue's runs, to number the live run a re-assignment came from); "" for a
+ * new solve. */
+export function lineageText(run, runs = []) {
   const from = run?.derived_from;
+  const reassigned = run?.summary?.reassignment;
+  if (!from && reassigned?.derived_from != null) {
+    const base = runs.find((r) => r.id === reassigned.derived_from);
+    const version = reassigned.derived_from_version != null ? ` (version ${reassigned.derived_from_version})` : "";
+    return `re-assignment of run #${shownNumber(base) ?? reassigned.derived_from}${version}`;
+  }
   if (!from) return "";
   if (from.text) return from.text;
   if (from.assignment_id != null) return `${from.kind ?? "re-solve"} of run #${from.assignment_number ?? from.assignment_id}`;

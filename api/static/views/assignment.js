@@ -16,6 +16,8 @@ import { registerView } from "./tabs.js";
 import { deployDialog } from "./deploy.js";
 import { changesCard, pairActions } from "./edits.js";
 import { follow } from "./jobs.js";
+import { randomnessPanel } from "./randomness.js";
+import { reassignCard, reassignmentCard } from "./reassign.js";
 
 const view = {
   pairs: null, // PagedTable of the run's pairs
@@ -85,7 +87,7 @@ export function summaryStats(run, stats) {
 // ---- the run card -------------------------------------------------------------------------
 
 function runCard(run) {
-  const lineage = lineageText(run);
+  const lineage = lineageText(run, state.runs);
   const writable = canWrite();
   const facts = [
     ["State", h("span", {}, stateBadge(run.state, { "data-testid": "assignment-state" }), ` version ${run.version}`)],
@@ -212,13 +214,18 @@ async function show() {
   view.loadHost = h("div", { class: "chart", "data-testid": "load-histogram" });
   view.scoreHost = h("div", { class: "chart", "data-testid": "paper-score-chart" });
   view.changes = canWrite() ? changesCard(run) : null;
+  view.randomness = randomnessPanel(run);
+  // a re-assignment draft shows what it changed; the live run offers re-assigning (chairs)
+  view.reassignment = canWrite() && run.summary?.reassignment ? reassignmentCard(run) : null;
+  const reassign = canWrite() && run.state === "live" ? reassignCard(run) : null;
   view.filter = { paper: null, reviewer: null };
   fill(host,
-    view.card, view.status, view.summary, view.changes, pairsCard(run),
+    view.card, view.status, view.summary, view.randomness.element, view.reassignment?.element, reassign,
+    view.changes, pairsCard(run),
     h("div", { class: "grid2" },
       h("section", { class: "card", "aria-labelledby": "load-title" }, h("h3", { id: "load-title" }, "Reviewer load"), view.loadHost),
       h("section", { class: "card", "aria-labelledby": "ppscore-title" }, h("h3", { id: "ppscore-title" }, "Per-paper score (lowest and mean)"), view.scoreHost)));
-  await Promise.all([refreshStats(run), view.pairs.reload()]);
+  await Promise.all([refreshStats(run), view.pairs.reload(), view.randomness.load(), view.reassignment?.load()]);
 }
 
 async function refreshStats(run) {
@@ -242,7 +249,7 @@ async function refresh() {
   view.card = card;
   if (hadFocus) card.querySelector("h3")?.setAttribute("tabindex", "-1");
   if (hadFocus) card.querySelector("h3")?.focus();
-  await Promise.all([refreshStats(run), view.pairs.reload(), view.changes?.refresh(run)]);
+  await Promise.all([refreshStats(run), view.pairs.reload(), view.changes?.refresh(run), view.randomness.load(), view.reassignment?.load()]);
 }
 
 export function setupAssignment() {

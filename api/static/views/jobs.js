@@ -7,6 +7,7 @@ import {
   affinityParamsText, dateTime, elapsed, jobParamsText, jobTitle, niceNumber, parseLogLine, plural,
 } from "../core/format.js";
 import { canWrite, emit, on, state } from "../core/state.js";
+import { defaultCap, modeFields, solverFields } from "../lib/modes.js";
 import { rangeText } from "../lib/paging.js";
 import {
   busy, globalError, say, UserError,
@@ -133,32 +134,55 @@ async function applySolveDefaults() {
 
 // ---- forms --------------------------------------------------------------------------------
 
-/** The solve request of the form. */
+/** The solve request of the form; `problem` says why the service would refuse it. */
 function solveBody() {
   const values = formValues($("#assignment-form"));
   const body = {
     reviewers_per_paper: values.reviewers_per_paper,
     min_load: values.min_papers ?? 0,
     max_load: values.max_papers,
-    solver: values.solver,
     seed: values.seed,
     time_limit: values.time_limit,
   };
   const name = (values.name ?? "").trim(), note = (values.note ?? "").trim();
   if (name) body.name = name;
   if (note) body.note = note;
-  if (values.solver === "randomized" && values.q != null) body.probability_cap = values.q;
-  if (values.objective === "fairness") body.fairness_keep = values.fairness_keep ?? 1;
+  const side = [];
+  if (values.objective === "fairness") {
+    body.fairness_keep = values.fairness_keep ?? 1;
+    side.push("fairness");
+  }
   if (values.min_score != null) body.min_score = values.min_score;
-  if (values.max_per_affiliation != null) body.max_per_affiliation = values.max_per_affiliation;
+  if (values.max_per_affiliation != null) {
+    body.max_per_affiliation = values.max_per_affiliation;
+    side.push("an institution limit");
+  }
   const attribute = (values.require_attribute_name ?? "").trim();
   if (attribute) {
     body.require_attribute = {
       name: attribute, value: (values.require_attribute_value ?? "").trim(),
       min_count: values.require_attribute_min_count ?? 1,
     };
+    side.push("a required attribute");
   }
-  return { body };
+  // the solver, its perturbation β and probability cap, only where the solver takes them
+  const { fields, problem } = solverFields({ solver: values.solver, q: values.q, beta: values.beta, sideConstraints: side });
+  Object.assign(body, fields);
+  return { body, problem };
+}
+
+const modeState = { capTouched: false };
+
+/** Enable the β and cap fields the chosen solver uses (a disabled field is not sent); an
+ * untouched cap takes the solver's default (0.5 randomized, none perturbed). */
+function syncModeFields() {
+  const solver = $("#as-solver").value;
+  const use = modeFields(solver);
+  $("#as-beta").disabled = !use.beta;
+  $("#as-beta").required = use.beta;
+  const cap = $("#as-q");
+  cap.disabled = !use.cap;
+  if (!modeState.capTouched) cap.value = defaultCap(solver);
 }
 
 function setupForms() {
@@ -186,11 +210,15 @@ function setupForms() {
       scheduleCapacity();
     }
   });
+  $("#as-solver").addEventListener("change", syncModeFields);
+  $("#as-q").addEventListener("input", () => { modeState.capTouched = true; });
+  syncModeFields();
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const { body } = solveBody();
+    const { body, problem } = solveBody();
     const maxPapers = form.querySelector('input[name="max_papers_file"]').files?.[0];
     await busy(event.submitter, form.querySelector(".error-box"), async () => {
+      if (problem) throw new UserError(problem);
       if (!state.affinityRun) throw new UserError("No affinity scores yet: compute them first, then solve.");
       const check = maxPapers ? null : await checkCapacity({ forSolve: true });
       if (check && !check.fits) {
