@@ -45,10 +45,16 @@ def open_tab(page: Any, name: str) -> None:
     expect(page.get_by_role("tab", name=name)).to_have_attribute("aria-selected", "true")
 
 
-def wait_for_job(page: Any, kind: str, state: str = "succeeded", index: int = 0) -> Any:
+def wait_for_job(
+    page: Any,
+    kind: str,
+    state: str = "succeeded",
+    index: int = 0,
+    timeout_ms: int = JOB_TIMEOUT_MS,
+) -> Any:
     """The newest job card of ``kind`` (``index`` 0) once it reached ``state``."""
     card = page.locator(f'[data-testid="job"][data-kind="{kind}"]').nth(index)
-    expect(card.get_by_test_id("job-state")).to_have_text(state, timeout=JOB_TIMEOUT_MS)
+    expect(card.get_by_test_id("job-state")).to_have_text(state, timeout=timeout_ms)
     return card
 
 
