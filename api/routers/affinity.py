@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, status
 from fastapi.responses import StreamingResponse
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
 from api.auth import ChairReader, Principal, Reader, Writer
@@ -149,11 +149,23 @@ def get_pair(
 def _scored_page(
     session: Session,
     venue_id: str,
-    query: Any,
+    where: ColumnElement[bool],
+    tiebreak: Any,
     limit: int,
     offset: int,
     principal: Principal,
 ) -> dict[str, Any]:
+    """One page of the latest run's stored pairs matching ``where``, best first (ties by
+    ``tiebreak``), with conflicts and bids marked (chairs); an empty page while the venue has
+    no scores yet."""
+    run = latest_run(session, venue_id)
+    if run is None:
+        return {"items": [], "total": 0, "limit": limit, "offset": offset}
+    query = (
+        select(AffinityScore.paper_id, AffinityScore.reviewer_id, AffinityScore.score)
+        .where(AffinityScore.run_id == run.id, where)
+        .order_by(AffinityScore.score.desc(), tiebreak)
+    )
     total = session.scalar(select(func.count()).select_from(query.order_by(None).subquery())) or 0
     rows = session.execute(query.limit(limit).offset(offset)).all()
     pairs = [(r.paper_id, r.reviewer_id) for r in rows]
@@ -187,15 +199,10 @@ def top_reviewers(
     """Stored reviewers of a paper, best first, with conflicts and bids marked (chairs);
     an empty page while the venue has no scores yet."""
     require_paper(session, venue_id, paper_id)
-    run = latest_run(session, venue_id)
-    if run is None:
-        return {"items": [], "total": 0, "limit": limit, "offset": offset}
-    query = (
-        select(AffinityScore.paper_id, AffinityScore.reviewer_id, AffinityScore.score)
-        .where(AffinityScore.run_id == run.id, AffinityScore.paper_id == paper_id)
-        .order_by(AffinityScore.score.desc(), AffinityScore.reviewer_id)
+    where = AffinityScore.paper_id == paper_id
+    return _scored_page(
+        session, venue_id, where, AffinityScore.reviewer_id, limit, offset, principal
     )
-    return _scored_page(session, venue_id, query, limit, offset, principal)
 
 
 @router.get("/venues/{venue_id}/reviewers/{reviewer_id}/papers", response_model=Page[PairScoreOut])
@@ -210,15 +217,8 @@ def top_papers(
     """Stored papers of a reviewer, best first, with conflicts and bids marked (chairs);
     an empty page while the venue has no scores yet."""
     require_reviewer(session, venue_id, reviewer_id)
-    run = latest_run(session, venue_id)
-    if run is None:
-        return {"items": [], "total": 0, "limit": limit, "offset": offset}
-    query = (
-        select(AffinityScore.paper_id, AffinityScore.reviewer_id, AffinityScore.score)
-        .where(AffinityScore.run_id == run.id, AffinityScore.reviewer_id == reviewer_id)
-        .order_by(AffinityScore.score.desc(), AffinityScore.paper_id)
-    )
-    return _scored_page(session, venue_id, query, limit, offset, principal)
+    where = AffinityScore.reviewer_id == reviewer_id
+    return _scored_page(session, venue_id, where, AffinityScore.paper_id, limit, offset, principal)
 
 
 @router.get("/venues/{venue_id}/affinity/export", response_class=StreamingResponse)
