@@ -15,7 +15,7 @@ from api.errors import ApiError
 from api.exports import ExportFormat, stream_rows
 from api.ids import IdQuery, PaperIdPath, ReviewerIdPath, ReviewerIdQuery, VenueIdPath
 from api.models import AffinityScore, Conflict, Job
-from api.names import lookup, name_rows
+from api.names import lookup
 from api.pairs import pair_score
 from api.schemas import (
     AffinityJobIn,
@@ -29,7 +29,8 @@ from api.schemas import (
 from api.store import (
     corpus_version,
     latest_run,
-    paginate,
+    named_page,
+    of_pair,
     pair_marks,
     require_paper,
     require_reviewer,
@@ -253,30 +254,25 @@ def list_conflicts(
 ) -> dict[str, Any]:
     """Conflicts of interest with their source and reason, by paper then reviewer,
     optionally of one paper, one reviewer or one source (chairs and admins only)."""
-    query = select(Conflict).where(Conflict.venue_id == venue_id)
-    if paper_id is not None:
-        query = query.where(Conflict.paper_id == paper_id)
-    if reviewer_id is not None:
-        query = query.where(Conflict.reviewer_id == reviewer_id)
+    query = of_pair(
+        select(Conflict).where(Conflict.venue_id == venue_id), Conflict, paper_id, reviewer_id
+    )
     if source is not None:
         query = query.where(Conflict.source == source)
     query = query.order_by(Conflict.paper_id, Conflict.reviewer_id, Conflict.source)
-    items, total = paginate(session, query, limit, offset)
-    rows = [
-        {
+    return named_page(
+        session,
+        venue_id,
+        query,
+        limit,
+        offset,
+        lambda c: {
             "paper_id": c.paper_id,
             "reviewer_id": c.reviewer_id,
             "source": c.source,
             "reason": c.reason,
-        }
-        for c in items
-    ]
-    return {
-        "items": name_rows(session, venue_id, rows),
-        "total": total,
-        "limit": limit,
-        "offset": offset,
-    }
+        },
+    )
 
 
 @router.get("/venues/{venue_id}/conflicts/export", response_class=StreamingResponse)

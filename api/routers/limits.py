@@ -26,10 +26,9 @@ from api.limits import (
     replace_max_loads,
 )
 from api.models import PaperDemand, ReviewerMaxLoad
-from api.names import name_rows
 from api.schemas import Page, PaperDemandOut, ReviewerMaxLoadOut, UploadResult
 from api.search_keys import display_name
-from api.store import audit, paginate, require_paper, require_reviewer
+from api.store import audit, named_page, require_paper, require_reviewer
 from api.uploads import CollectionPaused, SettingsDep, upload_bytes, upload_name
 from recommender.io import read_custom_max_papers, read_demand
 
@@ -80,14 +79,14 @@ def list_paper_demands(
     query = (
         select(PaperDemand).where(PaperDemand.venue_id == venue_id).order_by(PaperDemand.paper_id)
     )
-    items, total = paginate(session, query, limit, offset)
-    rows = [{"paper_id": d.paper_id, "demand": d.demand} for d in items]
-    return {
-        "items": name_rows(session, venue_id, rows),
-        "total": total,
-        "limit": limit,
-        "offset": offset,
-    }
+    return named_page(
+        session,
+        venue_id,
+        query,
+        limit,
+        offset,
+        lambda d: {"paper_id": d.paper_id, "demand": d.demand},
+    )
 
 
 @router.put("/venues/{venue_id}/paper-demands/{paper_id}", response_model=PaperDemandOut)
@@ -171,14 +170,14 @@ def list_reviewer_max_loads(
         .where(ReviewerMaxLoad.venue_id == venue_id)
         .order_by(ReviewerMaxLoad.reviewer_id)
     )
-    items, total = paginate(session, query, limit, offset)
-    rows = [{"reviewer_id": m.reviewer_id, "max_load": m.max_load} for m in items]
-    return {
-        "items": name_rows(session, venue_id, rows),
-        "total": total,
-        "limit": limit,
-        "offset": offset,
-    }
+    return named_page(
+        session,
+        venue_id,
+        query,
+        limit,
+        offset,
+        lambda m: {"reviewer_id": m.reviewer_id, "max_load": m.max_load},
+    )
 
 
 @router.put(
