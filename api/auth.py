@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, overload
@@ -272,18 +273,32 @@ def _venue_or_404(session: Session, venue_id: str) -> Venue:
     return venue
 
 
+def _venue_access(
+    session: Session,
+    venue_id: str,
+    principal: Principal,
+    allowed: Callable[[str], bool] | None = None,
+    refusal: str = "",
+) -> Principal:
+    """``principal`` when it may read ``venue_id`` and, if given, ``allowed(venue_id)`` holds
+    (403 with ``refusal`` otherwise); 404 if the venue does not exist."""
+    if not principal.can_read(venue_id):
+        raise HTTPException(
+            status.HTTP_403_FORBIDDEN, f"this token has no access to venue {venue_id!r}"
+        )
+    if allowed is not None and not allowed(venue_id):
+        raise HTTPException(status.HTTP_403_FORBIDDEN, refusal)
+    _venue_or_404(session, venue_id)
+    return principal
+
+
 def venue_reader(
     venue_id: VenueIdPath,
     principal: CurrentPrincipal,
     session: Annotated[Session, Depends(get_session)],
 ) -> Principal:
     """Dependency: the caller may read ``venue_id`` (403 otherwise; 404 if it does not exist)."""
-    if not principal.can_read(venue_id):
-        raise HTTPException(
-            status.HTTP_403_FORBIDDEN, f"this token has no access to venue {venue_id!r}"
-        )
-    _venue_or_404(session, venue_id)
-    return principal
+    return _venue_access(session, venue_id, principal)
 
 
 def venue_writer(
@@ -292,16 +307,13 @@ def venue_writer(
     session: Annotated[Session, Depends(get_session)],
 ) -> Principal:
     """Dependency: the caller is a chair of ``venue_id`` or an admin."""
-    if not principal.can_read(venue_id):
-        raise HTTPException(
-            status.HTTP_403_FORBIDDEN, f"this token has no access to venue {venue_id!r}"
-        )
-    if not principal.can_write(venue_id):
-        raise HTTPException(
-            status.HTTP_403_FORBIDDEN, f"role {principal.role!r} may not change venue {venue_id!r}"
-        )
-    _venue_or_404(session, venue_id)
-    return principal
+    return _venue_access(
+        session,
+        venue_id,
+        principal,
+        principal.can_write,
+        f"role {principal.role!r} may not change venue {venue_id!r}",
+    )
 
 
 def venue_chair_reader(
@@ -311,18 +323,13 @@ def venue_chair_reader(
 ) -> Principal:
     """Dependency: the caller may read the venue's chair-only resources (bids, conflicts,
     stored demand and loads): a chair of ``venue_id`` or an admin."""
-    if not principal.can_read(venue_id):
-        raise HTTPException(
-            status.HTTP_403_FORBIDDEN, f"this token has no access to venue {venue_id!r}"
-        )
-    if not principal.sees_drafts(venue_id):
-        raise HTTPException(
-            status.HTTP_403_FORBIDDEN,
-            f"role {principal.role!r} does not see this resource of venue {venue_id!r} "
-            "(chairs only)",
-        )
-    _venue_or_404(session, venue_id)
-    return principal
+    return _venue_access(
+        session,
+        venue_id,
+        principal,
+        principal.sees_drafts,
+        f"role {principal.role!r} does not see this resource of venue {venue_id!r} (chairs only)",
+    )
 
 
 def admin_only(principal: CurrentPrincipal) -> Principal:

@@ -22,10 +22,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from api.models import PaperDemand, ReviewerMaxLoad, ReviewerRow, SubmissionRow
+from api.store import audit, not_found
 from recommender.corpus import InputError, Problem
 
 
@@ -256,3 +257,42 @@ def replace_max_loads(session: Session, venue_id: str, frame: pd.DataFrame, sour
     if rows:
         session.execute(insert(ReviewerMaxLoad), rows)
     return len(rows)
+
+
+@dataclass(frozen=True)
+class StoredTable:
+    """One of the venue's stored limit tables: its row model, the column naming an entry,
+    the prefix of its audit actions and what a 404 calls a missing entry."""
+
+    model: type[PaperDemand] | type[ReviewerMaxLoad]
+    key: str
+    action: str
+    entry: str
+
+
+DEMANDS = StoredTable(PaperDemand, "paper_id", "paper_demands", "stored demand of paper")
+MAX_LOADS = StoredTable(
+    ReviewerMaxLoad, "reviewer_id", "reviewer_max_loads", "stored max load of reviewer"
+)
+
+
+def delete_stored_entry(
+    session: Session, venue_id: str, table: StoredTable, entry_id: str, actor: str
+) -> None:
+    """Remove one stored entry of ``table`` (404 when there is none) and audit it, in the
+    caller's transaction."""
+    row = session.get(table.model, (venue_id, entry_id))
+    if row is None:
+        raise not_found(table.entry, entry_id)
+    session.delete(row)
+    audit(session, venue_id, actor, f"{table.action}.delete", **{table.key: entry_id})
+
+
+def clear_stored_table(session: Session, venue_id: str, table: StoredTable, actor: str) -> int:
+    """Remove every stored entry of ``table`` and audit it, in the caller's transaction;
+    returns how many there were."""
+    model = table.model
+    count = int(session.scalar(select(func.count()).where(model.venue_id == venue_id)) or 0)
+    session.execute(delete(model).where(model.venue_id == venue_id))
+    audit(session, venue_id, actor, f"{table.action}.clear", rows=count)
+    return count

@@ -27,6 +27,7 @@ from api.models import (
     Venue,
     utcnow,
 )
+from api.names import name_rows
 from api.runinfo import STALE_PREFIX as STALE_PREFIX
 from api.runinfo import stale_message as stale_message
 from api.search_keys import display_name, id_key, text_key
@@ -234,6 +235,37 @@ def paginate(
     total = session.scalar(select(func.count()).select_from(query.order_by(None).subquery())) or 0
     items = list(session.scalars(query.limit(limit).offset(offset)))
     return items, int(total)
+
+
+def named_page(
+    session: Session,
+    venue_id: str,
+    query: Select[Any],
+    limit: int,
+    offset: int,
+    row: Callable[[Any], dict[str, Any]],
+) -> dict[str, Any]:
+    """One page of ``query``'s items, each as ``row(item)`` with the names beside its ids
+    (:func:`api.names.name_rows`)."""
+    items, total = paginate(session, query, limit, offset)
+    rows = [row(item) for item in items]
+    return {
+        "items": name_rows(session, venue_id, rows),
+        "total": total,
+        "limit": limit,
+        "offset": offset,
+    }
+
+
+def of_pair(
+    query: Select[Any], model: Any, paper_id: str | None, reviewer_id: str | None
+) -> Select[Any]:
+    """``query`` narrowed to one paper's and/or one reviewer's rows of ``model``, when given."""
+    if paper_id is not None:
+        query = query.where(model.paper_id == paper_id)
+    if reviewer_id is not None:
+        query = query.where(model.reviewer_id == reviewer_id)
+    return query
 
 
 def not_found(what: str, identifier: object) -> HTTPException:

@@ -10,10 +10,15 @@ from typing import Any
 from cli.common import (
     CommandError,
     add_conflict_options,
+    add_custom_max_option,
+    add_load_options,
     build_params,
+    check_bid_weight,
     conflict_params,
     default_help,
+    limit_values,
     say,
+    writing,
 )
 
 GROUP_BY = {"affiliation": "affiliation", "email-domain": "email_domain"}
@@ -76,12 +81,7 @@ def add_assign_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="CSV paper_id,demand overriding --reviewers-per-paper per paper",
     )
-    files.add_argument(
-        "--custom-max-papers",
-        type=Path,
-        default=None,
-        help="CSV reviewer_id,max overriding --max-papers per reviewer",
-    )
+    add_custom_max_option(files)
     files.add_argument(
         "--reviewers",
         type=Path,
@@ -114,25 +114,7 @@ def add_assign_options(parser: argparse.ArgumentParser) -> None:
         help="treat warnings (rows naming ids that are not in the scores) as errors",
     )
 
-    limits = parser.add_argument_group("demand and loads")
-    limits.add_argument(
-        "--reviewers-per-paper",
-        type=int,
-        default=None,
-        help=helped("reviewers_per_paper", "reviewers each paper gets"),
-    )
-    limits.add_argument(
-        "--min-papers",
-        type=int,
-        default=None,
-        help=helped("min_load", "papers per reviewer, at least"),
-    )
-    limits.add_argument(
-        "--max-papers",
-        type=int,
-        default=None,
-        help=helped("max_load", "papers per reviewer, at most"),
-    )
+    add_load_options(parser, AssignParams)
 
     solve = parser.add_argument_group("solver")
     solve.add_argument(
@@ -242,9 +224,7 @@ def assign_params(args: argparse.Namespace) -> Any:
     return build_params(
         AssignParams,
         {
-            "reviewers_per_paper": args.reviewers_per_paper,
-            "min_load": args.min_papers,
-            "max_load": args.max_papers,
+            **limit_values(args),
             "solver": args.solver,
             "ilp_backend": args.ilp_backend,
             "time_limit": args.time_limit,
@@ -256,7 +236,6 @@ def assign_params(args: argparse.Namespace) -> Any:
             "require_attribute": required,
             "probability_cap": args.probability_cap,
             "perturbation": args.perturbation,
-            "bid_weight": args.bid_weight,
             "alternates": args.alternates,
         },
     )
@@ -271,8 +250,7 @@ def run(args: argparse.Namespace) -> int:
     params = assign_params(args)
     if args.group_by is not None and params.max_per_affiliation is None:
         raise CommandError("--group-by: applies to --max-per-institution, which is not given")
-    if args.bid_weight is not None and args.bids is None:
-        raise CommandError("--bid-weight: applies to --bids, which is not given")
+    check_bid_weight(args)
     if args.report is not None and params.perturbation is None and params.probability_cap is None:
         raise CommandError(
             "--report: describes a randomized assignment; add --perturbation BETA or "
@@ -327,12 +305,8 @@ def run(args: argparse.Namespace) -> int:
         outputs[beside(args.output, "alternates.csv")] = csv_text(result.alternates)
     if args.report is not None:
         outputs[args.report] = json_text(randomness_file(result.summary))
-    try:
+    with writing(args.output):
         written = write_files(outputs)
-    except OSError as error:
-        raise CommandError(
-            f"cannot write {error.filename or args.output}: {error.strerror}"
-        ) from None
     print_summary(result.summary)
     for path in written:
         print(f"-> {path}")

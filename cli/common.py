@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -119,6 +120,66 @@ def default_help(model: type[BaseModel], field: str, text: str) -> str:
     default = model.model_fields[field].default
     shown = "none" if default is None else default
     return f"{text} (default: {shown})"
+
+
+def add_load_options(
+    parser: argparse.ArgumentParser,
+    model: type[BaseModel],
+    metavars: Mapping[str, str] | None = None,
+) -> None:
+    """The "demand and loads" group of a command whose parameters ``model`` (a
+    :class:`services.params.LimitParams`) gives the defaults; ``metavars`` names the values
+    in the help (flag -> name)."""
+    metavars = metavars or {}
+    limits = parser.add_argument_group("demand and loads")
+    for option, field, text in (
+        ("--reviewers-per-paper", "reviewers_per_paper", "reviewers each paper gets"),
+        ("--min-papers", "min_load", "papers per reviewer, at least"),
+        ("--max-papers", "max_load", "papers per reviewer, at most"),
+    ):
+        limits.add_argument(
+            option,
+            type=int,
+            default=None,
+            metavar=metavars.get(option),
+            help=default_help(model, field, text),
+        )
+
+
+def add_custom_max_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    parser.add_argument(
+        "--custom-max-papers",
+        type=Path,
+        default=None,
+        help="CSV reviewer_id,max overriding --max-papers per reviewer",
+    )
+
+
+def limit_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The :class:`services.params.LimitParams` fields the load and bid flags give, for
+    :func:`build_params` (``None`` where not given)."""
+    return {
+        "reviewers_per_paper": args.reviewers_per_paper,
+        "min_load": args.min_papers,
+        "max_load": args.max_papers,
+        "bid_weight": args.bid_weight,
+    }
+
+
+def check_bid_weight(args: argparse.Namespace) -> None:
+    """``--bid-weight`` needs ``--bids`` to apply to."""
+    if args.bid_weight is not None and args.bids is None:
+        raise CommandError("--bid-weight: applies to --bids, which is not given")
+
+
+@contextmanager
+def writing(target: Path) -> Iterator[None]:
+    """Turns an OSError while the block writes outputs into a :class:`CommandError` naming
+    the file (``target`` when the error names none)."""
+    try:
+        yield
+    except OSError as error:
+        raise CommandError(f"cannot write {error.filename or target}: {error.strerror}") from None
 
 
 def add_affinity_options(parser: argparse.ArgumentParser) -> None:

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from cli.common import CommandError, add_conflict_options, conflict_params
+from cli.common import add_conflict_options, conflict_params, writing
 
 
 def add_parser(commands: Any) -> None:
@@ -70,12 +70,8 @@ def run(args: argparse.Namespace) -> int:
         text = csv_text(constraints[["paper_id", "reviewer_id", "value"]], header=False)
     else:
         text = csv_text(constraints)
-    try:
+    with writing(args.output):
         write_files({args.output: text})
-    except OSError as error:
-        raise CommandError(
-            f"cannot write {error.filename or args.output}: {error.strerror}"
-        ) from None
     reasons = detected["reason"].value_counts().to_dict() if len(detected) else {}
     listing = ", ".join(f"{n} {reason}" for reason, n in reasons.items()) or "none"
     window = (

@@ -19,6 +19,7 @@ from cli.common import (
     build_params,
     conflict_params,
     default_help,
+    writing,
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -124,10 +125,8 @@ def run(args: argparse.Namespace) -> int:
     }
     if constraints is not None:
         files[output / "conflicts.csv"] = csv_text(constraints)
-    try:
+    with writing(output):
         write_files(files)
-    except OSError as error:
-        raise CommandError(f"cannot write {error.filename or output}: {error.strerror}") from None
     print(
         f"demo: {len(corpus.submissions)} ICLR 2026 submissions x {len(corpus.reviewers)} reviewers"
     )

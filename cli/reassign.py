@@ -7,7 +7,17 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from cli.common import CommandError, build_params, default_help, say
+from cli.common import (
+    CommandError,
+    add_custom_max_option,
+    add_load_options,
+    build_params,
+    check_bid_weight,
+    default_help,
+    limit_values,
+    say,
+    writing,
+)
 
 
 def add_parser(commands: Any) -> None:
@@ -86,12 +96,7 @@ def add_reassign_options(parser: argparse.ArgumentParser) -> None:
     files.add_argument(
         "--demand", type=Path, default=None, help="CSV paper_id,demand overriding -K per paper"
     )
-    files.add_argument(
-        "--custom-max-papers",
-        type=Path,
-        default=None,
-        help="CSV reviewer_id,max overriding --max-papers per reviewer",
-    )
+    add_custom_max_option(files)
     files.add_argument(
         "--strict",
         action="store_true",
@@ -99,27 +104,7 @@ def add_reassign_options(parser: argparse.ArgumentParser) -> None:
         "errors",
     )
     files.add_argument("--output", type=Path, required=True, help="new assignment CSV to write")
-    limits = parser.add_argument_group("demand and loads")
-    limits.add_argument(
-        "--reviewers-per-paper",
-        type=int,
-        default=None,
-        metavar="K",
-        help=helped("reviewers_per_paper", "reviewers each paper gets"),
-    )
-    limits.add_argument(
-        "--min-papers",
-        type=int,
-        default=None,
-        help=helped("min_load", "papers per reviewer, at least"),
-    )
-    limits.add_argument(
-        "--max-papers",
-        type=int,
-        default=None,
-        metavar="B",
-        help=helped("max_load", "papers per reviewer, at most"),
-    )
+    add_load_options(parser, ReassignParams, {"--reviewers-per-paper": "K", "--max-papers": "B"})
 
 
 def run(args: argparse.Namespace) -> int:
@@ -133,17 +118,8 @@ def run(args: argparse.Namespace) -> int:
             "nothing to re-assign: give --withdraw FILE (reviewers who dropped out) and/or "
             "--remove FILE (pairs that must go)"
         )
-    if args.bid_weight is not None and args.bids is None:
-        raise CommandError("--bid-weight: applies to --bids, which is not given")
-    params = build_params(
-        ReassignParams,
-        {
-            "reviewers_per_paper": args.reviewers_per_paper,
-            "min_load": args.min_papers,
-            "max_load": args.max_papers,
-            "bid_weight": args.bid_weight,
-        },
-    )
+    check_bid_weight(args)
+    params = build_params(ReassignParams, limit_values(args))
     files = ReassignFiles(
         live=args.live,
         scores=args.scores,
@@ -164,12 +140,8 @@ def run(args: argparse.Namespace) -> int:
         beside(args.output, "changes.csv"): csv_text(result.changes()),
         beside(args.output, "summary.json"): json_text(summary),
     }
-    try:
+    with writing(args.output):
         written = write_files(outputs)
-    except OSError as error:
-        raise CommandError(
-            f"cannot write {error.filename or args.output}: {error.strerror}"
-        ) from None
     print_summary(summary)
     print(csv_text(result.added), end="")
     for path in written:

@@ -14,8 +14,10 @@ from cli.common import (
     add_affinity_options,
     affinity_config,
     build_params,
+    check_bid_weight,
     default_help,
     say,
+    writing,
 )
 
 
@@ -115,8 +117,7 @@ def run(args: argparse.Namespace) -> int:
             "scheduler": args.scheduler,
         },
     )
-    if args.bid_weight is not None and args.bids is None:
-        raise CommandError("--bid-weight: applies to --bids, which is not given")
+    check_bid_weight(args)
     scoring, options = affinity_config(args)
     corpus = read_corpus(args.archives, args.submissions, args.publications)
     if args.explain:
@@ -136,12 +137,8 @@ def run(args: argparse.Namespace) -> int:
         path = getattr(args, name)
         if path is not None:
             provenance[name] = {"path": str(path), "sha256": file_digest(path)}
-    try:
+    with writing(args.output):
         write_scores(result, args.output, params, provenance)
-    except OSError as error:
-        raise CommandError(
-            f"cannot write {error.filename or args.output}: {error.strerror}"
-        ) from None
     elapsed = time.perf_counter() - started
     removed = (
         f", {result.excluded_pairs} Not Willing pairs left out" if result.excluded_pairs else ""

@@ -389,13 +389,11 @@ def _hall_causes(
     papers = problem.pair_paper[pairs]
     reviewers = problem.pair_reviewer[pairs]
     causes = []
-    side = _min_cut_side(
+    short = _hall_violation(
         papers, reviewers, rest.demand_left, rest.max_left, problem.n_papers, problem.n_reviewers
     )
-    if side is not None:
-        degree = np.bincount(reviewers[np.isin(papers, side)], minlength=problem.n_reviewers)
-        supply = int(np.minimum(degree, rest.max_left).sum())
-        need = int(rest.demand_left[side].sum())
+    if short is not None:
+        side, need, supply = short
         causes.append(
             Cause(
                 "hall_papers",
@@ -406,13 +404,11 @@ def _hall_causes(
                 f"demand by {need - supply}",
             )
         )
-    side = _min_cut_side(
+    short = _hall_violation(
         reviewers, papers, rest.min_left, rest.demand_left, problem.n_reviewers, problem.n_papers
     )
-    if side is not None:
-        degree = np.bincount(papers[np.isin(reviewers, side)], minlength=problem.n_papers)
-        supply = int(np.minimum(degree, rest.demand_left).sum())
-        need = int(rest.min_left[side].sum())
+    if short is not None:
+        side, need, supply = short
         causes.append(
             Cause(
                 "hall_reviewers",
@@ -432,6 +428,25 @@ def _hall_causes(
             )
         )
     return causes
+
+
+def _hall_violation(
+    left: IntArray,
+    right: IntArray,
+    left_need: IntArray,
+    right_capacity: IntArray,
+    n_left: int,
+    n_right: int,
+) -> tuple[IntArray, int, int] | None:
+    """Left nodes (pairs ``left[i]``-``right[i]``) that together need more than their right
+    neighbours can give, as ``(side, need, supply)``; None when every need can be met."""
+    side = _min_cut_side(left, right, left_need, right_capacity, n_left, n_right)
+    if side is None:
+        return None
+    degree = np.bincount(right[np.isin(left, side)], minlength=n_right)
+    supply = int(np.minimum(degree, right_capacity).sum())
+    need = int(left_need[side].sum())
+    return side, need, supply
 
 
 def _min_cut_side(

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, status
 from fastapi.responses import StreamingResponse
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
 from api.auth import ChairReader, Principal, Reader, Writer
@@ -15,7 +15,7 @@ from api.errors import ApiError
 from api.exports import ExportFormat, stream_rows
 from api.ids import IdQuery, PaperIdPath, ReviewerIdPath, ReviewerIdQuery, VenueIdPath
 from api.models import AffinityScore, Conflict, Job
-from api.names import lookup, name_rows
+from api.names import lookup
 from api.pairs import pair_score
 from api.schemas import (
     AffinityJobIn,
@@ -29,7 +29,8 @@ from api.schemas import (
 from api.store import (
     corpus_version,
     latest_run,
-    paginate,
+    named_page,
+    of_pair,
     pair_marks,
     require_paper,
     require_reviewer,
@@ -149,11 +150,23 @@ def get_pair(
 def _scored_page(
     session: Session,
     venue_id: str,
-    query: Any,
+    where: ColumnElement[bool],
+    tiebreak: Any,
     limit: int,
     offset: int,
     principal: Principal,
 ) -> dict[str, Any]:
+    """One page of the latest run's stored pairs matching ``where``, best first (ties by
+    ``tiebreak``), with conflicts and bids marked (chairs); an empty page while the venue has
+    no scores yet."""
+    run = latest_run(session, venue_id)
+    if run is None:
+        return {"items": [], "total": 0, "limit": limit, "offset": offset}
+    query = (
+        select(AffinityScore.paper_id, AffinityScore.reviewer_id, AffinityScore.score)
+        .where(AffinityScore.run_id == run.id, where)
+        .order_by(AffinityScore.score.desc(), tiebreak)
+    )
     total = session.scalar(select(func.count()).select_from(query.order_by(None).subquery())) or 0
     rows = session.execute(query.limit(limit).offset(offset)).all()
     pairs = [(r.paper_id, r.reviewer_id) for r in rows]
@@ -187,15 +200,10 @@ def top_reviewers(
     """Stored reviewers of a paper, best first, with conflicts and bids marked (chairs);
     an empty page while the venue has no scores yet."""
     require_paper(session, venue_id, paper_id)
-    run = latest_run(session, venue_id)
-    if run is None:
-        return {"items": [], "total": 0, "limit": limit, "offset": offset}
-    query = (
-        select(AffinityScore.paper_id, AffinityScore.reviewer_id, AffinityScore.score)
-        .where(AffinityScore.run_id == run.id, AffinityScore.paper_id == paper_id)
-        .order_by(AffinityScore.score.desc(), AffinityScore.reviewer_id)
+    where = AffinityScore.paper_id == paper_id
+    return _scored_page(
+        session, venue_id, where, AffinityScore.reviewer_id, limit, offset, principal
     )
-    return _scored_page(session, venue_id, query, limit, offset, principal)
 
 
 @router.get("/venues/{venue_id}/reviewers/{reviewer_id}/papers", response_model=Page[PairScoreOut])
@@ -210,15 +218,8 @@ def top_papers(
     """Stored papers of a reviewer, best first, with conflicts and bids marked (chairs);
     an empty page while the venue has no scores yet."""
     require_reviewer(session, venue_id, reviewer_id)
-    run = latest_run(session, venue_id)
-    if run is None:
-        return {"items": [], "total": 0, "limit": limit, "offset": offset}
-    query = (
-        select(AffinityScore.paper_id, AffinityScore.reviewer_id, AffinityScore.score)
-        .where(AffinityScore.run_id == run.id, AffinityScore.reviewer_id == reviewer_id)
-        .order_by(AffinityScore.score.desc(), AffinityScore.paper_id)
-    )
-    return _scored_page(session, venue_id, query, limit, offset, principal)
+    where = AffinityScore.reviewer_id == reviewer_id
+    return _scored_page(session, venue_id, where, AffinityScore.paper_id, limit, offset, principal)
 
 
 @router.get("/venues/{venue_id}/affinity/export", response_class=StreamingResponse)
@@ -253,30 +254,25 @@ def list_conflicts(
 ) -> dict[str, Any]:
     """Conflicts of interest with their source and reason, by paper then reviewer,
     optionally of one paper, one reviewer or one source (chairs and admins only)."""
-    query = select(Conflict).where(Conflict.venue_id == venue_id)
-    if paper_id is not None:
-        query = query.where(Conflict.paper_id == paper_id)
-    if reviewer_id is not None:
-        query = query.where(Conflict.reviewer_id == reviewer_id)
+    query = of_pair(
+        select(Conflict).where(Conflict.venue_id == venue_id), Conflict, paper_id, reviewer_id
+    )
     if source is not None:
         query = query.where(Conflict.source == source)
     query = query.order_by(Conflict.paper_id, Conflict.reviewer_id, Conflict.source)
-    items, total = paginate(session, query, limit, offset)
-    rows = [
-        {
+    return named_page(
+        session,
+        venue_id,
+        query,
+        limit,
+        offset,
+        lambda c: {
             "paper_id": c.paper_id,
             "reviewer_id": c.reviewer_id,
             "source": c.source,
             "reason": c.reason,
-        }
-        for c in items
-    ]
-    return {
-        "items": name_rows(session, venue_id, rows),
-        "total": total,
-        "limit": limit,
-        "offset": offset,
-    }
+        },
+    )
 
 
 @router.get("/venues/{venue_id}/conflicts/export", response_class=StreamingResponse)

@@ -46,7 +46,7 @@ from api.schemas import (
     RunLabelIn,
     ViolationOut,
 )
-from api.store import audit, paginate, require_paper
+from api.store import audit, named_page, of_pair, paginate, require_paper
 from api.uploads import CollectionPaused, SettingsDep, upload_bytes, upload_name
 from api.visibility import visible_states
 from recommender.io import read_custom_max_papers
@@ -205,29 +205,22 @@ def list_pairs(
 ) -> dict[str, Any]:
     require_assignment(session, venue_id, assignment_id, principal)
     query = select(AssignmentPair).where(AssignmentPair.assignment_id == assignment_id)
-    if paper_id is not None:
-        query = query.where(AssignmentPair.paper_id == paper_id)
-    if reviewer_id is not None:
-        query = query.where(AssignmentPair.reviewer_id == reviewer_id)
-    query = query.order_by(
+    query = of_pair(query, AssignmentPair, paper_id, reviewer_id).order_by(
         AssignmentPair.paper_id, AssignmentPair.score.desc(), AssignmentPair.reviewer_id
     )
-    items, total = paginate(session, query, limit, offset)
-    rows = [
-        {
+    return named_page(
+        session,
+        venue_id,
+        query,
+        limit,
+        offset,
+        lambda p: {
             "paper_id": p.paper_id,
             "reviewer_id": p.reviewer_id,
             "score": p.score,
             "pinned": p.pinned,
-        }
-        for p in items
-    ]
-    return {
-        "items": name_rows(session, venue_id, rows),
-        "total": total,
-        "limit": limit,
-        "offset": offset,
-    }
+        },
+    )
 
 
 @router.get(

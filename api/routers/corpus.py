@@ -77,43 +77,34 @@ def _store_reviewers(
     session: Session, venue_id: str, actor: str, reviewers: tuple[Reviewer, ...], source: str
 ) -> UploadResult:
     check_reviewers(reviewers, source)
-    created, updated = upsert(
-        session, ReviewerRow, venue_id, [reviewer_to_row(venue_id, r) for r in reviewers]
-    )
-    bump_corpus_version(session, venue_id)
-    audit(
-        session,
-        venue_id,
-        actor,
-        "reviewers.upload",
-        source=source,
-        created=created,
-        updated=updated,
-    )
-    session.commit()
-    total = session.scalar(select(func.count()).where(ReviewerRow.venue_id == venue_id)) or 0
-    return UploadResult(created=created, updated=updated, total=total)
+    rows = [reviewer_to_row(venue_id, r) for r in reviewers]
+    return _store(session, venue_id, actor, ReviewerRow, rows, "reviewers.upload", source)
 
 
 def _store_submissions(
     session: Session, venue_id: str, actor: str, submissions: tuple[Submission, ...], source: str
 ) -> UploadResult:
     check_submissions(submissions, source)
-    created, updated = upsert(
-        session, SubmissionRow, venue_id, [submission_to_row(venue_id, s) for s in submissions]
-    )
+    rows = [submission_to_row(venue_id, s) for s in submissions]
+    return _store(session, venue_id, actor, SubmissionRow, rows, "submissions.upload", source)
+
+
+def _store(
+    session: Session,
+    venue_id: str,
+    actor: str,
+    model: type[ReviewerRow] | type[SubmissionRow],
+    rows: list[dict[str, Any]],
+    action: str,
+    source: str,
+) -> UploadResult:
+    """Upsert checked reviewer or submission rows, a new corpus version, audited and
+    committed."""
+    created, updated = upsert(session, model, venue_id, rows)
     bump_corpus_version(session, venue_id)
-    audit(
-        session,
-        venue_id,
-        actor,
-        "submissions.upload",
-        source=source,
-        created=created,
-        updated=updated,
-    )
+    audit(session, venue_id, actor, action, source=source, created=created, updated=updated)
     session.commit()
-    total = session.scalar(select(func.count()).where(SubmissionRow.venue_id == venue_id)) or 0
+    total = session.scalar(select(func.count()).where(model.venue_id == venue_id)) or 0
     return UploadResult(created=created, updated=updated, total=total)
 
 

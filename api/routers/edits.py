@@ -41,7 +41,7 @@ from api.page_schemas import (
 )
 from api.runs import require_assignment, require_draft
 from api.schemas import AssignedPairOut, AssignmentOut, Page, PairIn, PinIn, SwapIn
-from api.store import audit, paginate
+from api.store import audit, named_page, of_pair
 
 router = APIRouter(tags=["edits"])
 
@@ -272,22 +272,19 @@ def list_pins(
     reviewer_id: ReviewerIdQuery = None,
 ) -> dict[str, Any]:
     """The venue's pinned pairs (forced in every solve), by paper then reviewer (chairs)."""
-    query = select(Pin).where(Pin.venue_id == venue_id)
-    if paper_id is not None:
-        query = query.where(Pin.paper_id == paper_id)
-    if reviewer_id is not None:
-        query = query.where(Pin.reviewer_id == reviewer_id)
-    items, total = paginate(session, query.order_by(Pin.paper_id, Pin.reviewer_id), limit, offset)
-    rows = [
-        {"paper_id": p.paper_id, "reviewer_id": p.reviewer_id, "created_by": p.created_by}
-        for p in items
-    ]
-    return {
-        "items": name_rows(session, venue_id, rows),
-        "total": total,
-        "limit": limit,
-        "offset": offset,
-    }
+    query = of_pair(select(Pin).where(Pin.venue_id == venue_id), Pin, paper_id, reviewer_id)
+    return named_page(
+        session,
+        venue_id,
+        query.order_by(Pin.paper_id, Pin.reviewer_id),
+        limit,
+        offset,
+        lambda p: {
+            "paper_id": p.paper_id,
+            "reviewer_id": p.reviewer_id,
+            "created_by": p.created_by,
+        },
+    )
 
 
 @router.get("/venues/{venue_id}/forbids", response_model=Page[ForbidOut])
@@ -303,22 +300,15 @@ def list_forbids(
     """The venue's forbidden pairs (chairs' exclusions in every solve) with their reasons,
     by paper then reviewer (chairs)."""
     query = select(Conflict).where(Conflict.venue_id == venue_id, Conflict.source == "forbid")
-    if paper_id is not None:
-        query = query.where(Conflict.paper_id == paper_id)
-    if reviewer_id is not None:
-        query = query.where(Conflict.reviewer_id == reviewer_id)
-    items, total = paginate(
-        session, query.order_by(Conflict.paper_id, Conflict.reviewer_id), limit, offset
+    query = of_pair(query, Conflict, paper_id, reviewer_id)
+    return named_page(
+        session,
+        venue_id,
+        query.order_by(Conflict.paper_id, Conflict.reviewer_id),
+        limit,
+        offset,
+        lambda c: {"paper_id": c.paper_id, "reviewer_id": c.reviewer_id, "reason": c.reason},
     )
-    rows = [
-        {"paper_id": c.paper_id, "reviewer_id": c.reviewer_id, "reason": c.reason} for c in items
-    ]
-    return {
-        "items": name_rows(session, venue_id, rows),
-        "total": total,
-        "limit": limit,
-        "offset": offset,
-    }
 
 
 @router.delete("/venues/{venue_id}/pins/{paper_id}/{reviewer_id}", response_model=DeletedOut)

@@ -12,18 +12,23 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, File, UploadFile
 from pydantic import BaseModel, Field
-from sqlalchemy import delete, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import select
 
 from api.auth import ChairReader, Writer
 from api.dependencies import Limit, Offset, SessionDep
 from api.ids import PaperIdPath, ReviewerIdPath, VenueIdPath
-from api.limits import replace_demands, replace_max_loads
+from api.limits import (
+    DEMANDS,
+    MAX_LOADS,
+    clear_stored_table,
+    delete_stored_entry,
+    replace_demands,
+    replace_max_loads,
+)
 from api.models import PaperDemand, ReviewerMaxLoad
-from api.names import name_rows
 from api.schemas import Page, PaperDemandOut, ReviewerMaxLoadOut, UploadResult
 from api.search_keys import display_name
-from api.store import audit, not_found, paginate, require_paper, require_reviewer
+from api.store import audit, named_page, require_paper, require_reviewer
 from api.uploads import CollectionPaused, SettingsDep, upload_bytes, upload_name
 from recommender.io import read_custom_max_papers, read_demand
 
@@ -40,10 +45,6 @@ class MaxLoadIn(BaseModel):
 
 class DeletedOut(BaseModel):
     deleted: int
-
-
-def _count(session: Session, model: Any, venue_id: str) -> int:
-    return int(session.scalar(select(func.count()).where(model.venue_id == venue_id)) or 0)
 
 
 @router.post("/venues/{venue_id}/paper-demands/upload", response_model=UploadResult)
@@ -78,14 +79,14 @@ def list_paper_demands(
     query = (
         select(PaperDemand).where(PaperDemand.venue_id == venue_id).order_by(PaperDemand.paper_id)
     )
-    items, total = paginate(session, query, limit, offset)
-    rows = [{"paper_id": d.paper_id, "demand": d.demand} for d in items]
-    return {
-        "items": name_rows(session, venue_id, rows),
-        "total": total,
-        "limit": limit,
-        "offset": offset,
-    }
+    return named_page(
+        session,
+        venue_id,
+        query,
+        limit,
+        offset,
+        lambda d: {"paper_id": d.paper_id, "demand": d.demand},
+    )
 
 
 @router.put("/venues/{venue_id}/paper-demands/{paper_id}", response_model=PaperDemandOut)
@@ -121,11 +122,7 @@ def delete_paper_demand(
     venue_id: VenueIdPath, paper_id: PaperIdPath, principal: Writer, session: SessionDep
 ) -> DeletedOut:
     """Remove one paper's demand: it takes each solve's ``reviewers_per_paper`` again."""
-    row = session.get(PaperDemand, (venue_id, paper_id))
-    if row is None:
-        raise not_found("stored demand of paper", paper_id)
-    session.delete(row)
-    audit(session, venue_id, principal.name, "paper_demands.delete", paper_id=paper_id)
+    delete_stored_entry(session, venue_id, DEMANDS, paper_id, principal.name)
     session.commit()
     return DeletedOut(deleted=1)
 
@@ -135,9 +132,7 @@ def clear_paper_demands(
     venue_id: VenueIdPath, principal: Writer, session: SessionDep
 ) -> DeletedOut:
     """Remove every stored demand of the venue."""
-    count = _count(session, PaperDemand, venue_id)
-    session.execute(delete(PaperDemand).where(PaperDemand.venue_id == venue_id))
-    audit(session, venue_id, principal.name, "paper_demands.clear", rows=count)
+    count = clear_stored_table(session, venue_id, DEMANDS, principal.name)
     session.commit()
     return DeletedOut(deleted=count)
 
@@ -175,14 +170,14 @@ def list_reviewer_max_loads(
         .where(ReviewerMaxLoad.venue_id == venue_id)
         .order_by(ReviewerMaxLoad.reviewer_id)
     )
-    items, total = paginate(session, query, limit, offset)
-    rows = [{"reviewer_id": m.reviewer_id, "max_load": m.max_load} for m in items]
-    return {
-        "items": name_rows(session, venue_id, rows),
-        "total": total,
-        "limit": limit,
-        "offset": offset,
-    }
+    return named_page(
+        session,
+        venue_id,
+        query,
+        limit,
+        offset,
+        lambda m: {"reviewer_id": m.reviewer_id, "max_load": m.max_load},
+    )
 
 
 @router.put(
@@ -224,11 +219,7 @@ def delete_reviewer_max_load(
     venue_id: VenueIdPath, reviewer_id: ReviewerIdPath, principal: Writer, session: SessionDep
 ) -> DeletedOut:
     """Remove one reviewer's max load: they take each solve's ``max_load`` again."""
-    row = session.get(ReviewerMaxLoad, (venue_id, reviewer_id))
-    if row is None:
-        raise not_found("stored max load of reviewer", reviewer_id)
-    session.delete(row)
-    audit(session, venue_id, principal.name, "reviewer_max_loads.delete", reviewer_id=reviewer_id)
+    delete_stored_entry(session, venue_id, MAX_LOADS, reviewer_id, principal.name)
     session.commit()
     return DeletedOut(deleted=1)
 
@@ -238,8 +229,6 @@ def clear_reviewer_max_loads(
     venue_id: VenueIdPath, principal: Writer, session: SessionDep
 ) -> DeletedOut:
     """Remove every stored max load of the venue."""
-    count = _count(session, ReviewerMaxLoad, venue_id)
-    session.execute(delete(ReviewerMaxLoad).where(ReviewerMaxLoad.venue_id == venue_id))
-    audit(session, venue_id, principal.name, "reviewer_max_loads.clear", rows=count)
+    count = clear_stored_table(session, venue_id, MAX_LOADS, principal.name)
     session.commit()
     return DeletedOut(deleted=count)

@@ -43,13 +43,15 @@ import numpy as np
 
 from matching import _flowgraph
 from matching.assignment import Assignment
-from matching.constraints import apply_pair_filters, model_constraints
-from matching.diagnose import diagnose
 from matching.monitor import SolveMonitor, check_stop
 from matching.problem import AssignmentProblem, Infeasible, IntArray
 from matching.solvers.flow import FlowSolver
-from matching.solvers.randomized import Fractional, _cap_diagnosis, sample_assignment
-from matching.validate import OptionError, needs_ilp_message, option_name
+from matching.solvers.randomized import (
+    Fractional,
+    _cap_diagnosis,
+    checked_for_sampling,
+    sample_assignment,
+)
 
 # |integer cost| * (nodes + 1)^2 stays below this (see matching.solvers.flow)
 _COST_HEADROOM = 2.0**61
@@ -156,13 +158,7 @@ class PerturbedSolver:
         monitor: SolveMonitor | None = None,
     ) -> PerturbedFractional:
         """The optimum of the piecewise-linear perturbed program (forced pairs at 1)."""
-        filtered = apply_pair_filters(problem)
-        coupling = model_constraints(filtered)
-        if coupling:
-            raise OptionError(option_name(coupling[0]), needs_ilp_message(coupling[0], self.name))
-        quick = diagnose(filtered, flow_check=False)
-        if quick:
-            raise Infeasible(quick)
+        filtered = checked_for_sampling(problem, self.name)
         check_stop(monitor)
         rest = _flowgraph.residual(filtered)
         free = rest.free

@@ -48,6 +48,20 @@ class Fractional:
     value: float
 
 
+def checked_for_sampling(problem: AssignmentProblem, solver: str) -> AssignmentProblem:
+    """``problem`` with its pair filters applied, for a randomized ``solver`` (its fractional
+    program has no side constraints): a constraint coupling pairs raises OptionError (it
+    needs the ILP), an infeasibility the quick checks find raises Infeasible."""
+    filtered = apply_pair_filters(problem)
+    coupling = model_constraints(filtered)
+    if coupling:
+        raise OptionError(option_name(coupling[0]), needs_ilp_message(coupling[0], solver))
+    quick = diagnose(filtered, flow_check=False)
+    if quick:
+        raise Infeasible(quick)
+    return filtered
+
+
 class RandomizedSolver:
     """Sample an assignment in which every non-forced pair has probability at most ``q``
     (scalar, or an (n_pairs,) array aligned with the problem's pairs).
@@ -82,15 +96,7 @@ class RandomizedSolver:
         monitor: SolveMonitor | None = None,
     ) -> Fractional:
         """The fractional LP optimum under the cap (forced pairs at 1)."""
-        filtered = apply_pair_filters(problem)
-        coupling = model_constraints(filtered)
-        if coupling:
-            raise OptionError(
-                option_name(coupling[0]), needs_ilp_message(coupling[0], "randomized")
-            )
-        quick = diagnose(filtered, flow_check=False)
-        if quick:
-            raise Infeasible(quick)
+        filtered = checked_for_sampling(problem, self.name)
         cap = self.q if self.q.ndim == 0 else self.q[_kept(problem, filtered)]
         rest = _flowgraph.residual(filtered)
         free = rest.free
