@@ -57,6 +57,12 @@ SCORES_FILES: dict[str, tuple[bytes, str]] = {
     "two columns": (b"p1,r1\np2,r2\n", ":1"),
     "NUL bytes": (b"paper_id,reviewer_id,score\np1\x00,r1,1\n", ":2 [paper_id]: control character"),
     "short row": (b"paper_id,reviewer_id,score\np1,r1,1\np2\n", ":3"),
+    # every row wider than the header: pandas would take the extra leading field as an index
+    # and shift the columns (the reviewer read as the paper, the score as the reviewer)
+    "every row wider than the header": (
+        b"paper_id,reviewer_id,score\np1,r1,0.5,x\np1,r2,0.4,y\n",
+        ":2: row has more fields than the 3 the header names",
+    ),
 }
 
 

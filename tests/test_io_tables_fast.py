@@ -92,3 +92,15 @@ def test_scores_are_canonical_and_name_lines(tmp_path: Path) -> None:
     second.write_text("head,tail,weight\np1,r1,1\n\n\np1,r2,x\n")
     with pytest.raises(InputError, match=r"b.csv:5 \[score\]: not a number: 'x'"):
         read_scores(second)
+
+
+def test_constraints_in_openreview_edge_columns(monkeypatch) -> None:
+    """OpenReview's Conflict edges export as head,tail,weight,label: weight is the value."""
+    data = b"head,tail,weight,label\np1,~r1,-1,Conflict\np2,r2,1,Forced\n"
+    fast, slow = _both(tables.read_pair_constraints, data, monkeypatch)
+    assert isinstance(fast, pd.DataFrame) and isinstance(slow, pd.DataFrame)
+    pd.testing.assert_frame_equal(fast, slow)
+    assert fast[["paper_id", "reviewer_id", "value"]].values.tolist() == [
+        ["p1", "r1", -1],
+        ["p2", "r2", 1],
+    ]

@@ -311,6 +311,21 @@ def _fast_read(
                 ]
             ) from None
         raise InputError([Problem(display, None, None, f"malformed CSV: {error}")]) from None
+    if not isinstance(frame.index, pd.RangeIndex):
+        # pandas takes the leading fields of rows wider than the names as an index, which
+        # would shift every column: such rows are refused like any other wrong width
+        raise InputError(
+            [
+                Problem(
+                    display,
+                    2 if has_header else 1,
+                    None,
+                    f"row has more fields than the {width} the "
+                    f"{'header names' if has_header else 'first row has'}; remove the extra "
+                    "columns or name them in the header",
+                )
+            ]
+        )
     frame = frame[list(renames)].rename(columns=renames)
     return frame
 

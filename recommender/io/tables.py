@@ -108,10 +108,12 @@ def read_pair_constraints(
     """Pair constraints as ``DataFrame[paper_id, reviewer_id, value]`` (int8, + ``line``).
 
     ``value`` is ``-1`` (conflict: never assign) or ``1`` (forced: always assign); ``0``
-    means "no effect" in OpenReview's format, so such rows are read and dropped. Extra
-    columns (e.g. the ``reason`` that ``recommender conflicts`` writes) are ignored.
+    means "no effect" in OpenReview's format, so such rows are read and dropped. With a
+    header, the value column may be named ``value``, ``constraint``, ``weight`` (OpenReview's
+    ``head,tail,weight,label`` edges) or ``label``; extra named columns (e.g. the ``reason``
+    that ``recommender conflicts`` writes) are ignored.
     """
-    columns = [_PAPER_ALIASES, _REVIEWER_ALIASES, ("value", "constraint", "label")]
+    columns = [_PAPER_ALIASES, _REVIEWER_ALIASES, ("value", "constraint", "weight", "label")]
     fast = _fast_table(source, name, columns)
     if fast is not None:
         frame = _fast_constraints(*fast)
