@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
 import pandas as pd
 
+from recommender.io.atomic import temporary_beside
 from recommender.io.safe_csv import write_frame_csv
 
 
@@ -38,8 +38,7 @@ def write_files(contents: Mapping[Path, Content]) -> list[Path]:
     staged: list[tuple[str, Path]] = []
     try:
         for path, text in contents.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+            handle, temporary = temporary_beside(path)
             staged.append((temporary, path))
             with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
                 if isinstance(text, str):

@@ -7,6 +7,8 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -281,6 +283,29 @@ def test_output_that_cannot_be_written(folder: Path) -> None:
         ["assign", "--scores", str(folder / "scores.csv"), "--output", str(blocker / "a.csv")]
     )
     assert code == 1 and "cannot write" in err, err
+
+
+def test_outputs_get_the_permissions_of_a_plain_write(folder: Path) -> None:
+    """Outputs are written atomically through a temporary file; they must not keep its
+    owner-only mode (a co-chair on the same server could not read them)."""
+    previous = os.umask(0o022)
+    try:
+        code, err = run(
+            [
+                "assign",
+                "--scores",
+                str(folder / "scores.csv"),
+                "--output",
+                str(folder / "new" / "a.csv"),
+                "--reviewers-per-paper",
+                "2",
+            ]
+        )
+        assert code == 0, err
+    finally:
+        os.umask(previous)
+    for written in (folder / "new" / "a.csv", folder / "new" / "a.summary.json"):
+        assert stat.S_IMODE(written.stat().st_mode) == 0o644, written
 
 
 def test_time_limit_without_any_assignment_exits_2(folder: Path, monkeypatch) -> None:

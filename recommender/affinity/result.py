@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ import scipy.sparse as sp
 
 from matching.topk import top_k_union
 from recommender.affinity.params import ScoringParams
+from recommender.io.atomic import temporary_beside
 from recommender.io.safe_csv import escape_cell
 
 FloatMatrix = npt.NDArray[np.float32]
@@ -300,8 +300,7 @@ class Affinity:
         ``chunk_pairs`` rows: every pair (dense, ``top_k=None``), the kept pairs, or each
         paper's and each reviewer's top ``top_k`` (see :meth:`kept_pairs`)."""
         target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+        handle, temporary = temporary_beside(target)
         try:
             with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
                 stream.write("paper_id,reviewer_id,score\n")
