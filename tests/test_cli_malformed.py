@@ -283,6 +283,9 @@ def test_output_that_cannot_be_written(folder: Path) -> None:
         ["assign", "--scores", str(folder / "scores.csv"), "--output", str(blocker / "a.csv")]
     )
     assert code == 1 and "cannot write" in err, err
+    # a folder as the output is named as such (not the temporary file beside it)
+    code, err = run(["assign", "--scores", str(folder / "scores.csv"), "--output", str(folder)])
+    assert code == 1 and f"cannot write {folder}: Is a directory" in err, err
 
 
 def test_outputs_get_the_permissions_of_a_plain_write(folder: Path) -> None:

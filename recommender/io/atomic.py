@@ -3,6 +3,7 @@ so a reader never sees half a file and a failed write leaves the old one in plac
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -18,6 +19,9 @@ def temporary_beside(target: Path) -> tuple[int, str]:
     """An open file descriptor and the name of a new temporary file in ``target``'s folder
     (created with its parents), with the permissions a plain ``open(target, "w")`` would give
     (``mkstemp`` makes them owner-only, which the rename would carry over)."""
+    if target.is_dir():
+        # else the rename fails naming the temporary file, which the user never asked for
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(target))
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
     try:
