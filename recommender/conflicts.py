@@ -17,10 +17,11 @@ Reasons (the ``reason`` column):
 Names are compared after :func:`normalize_name` (accents stripped, case folded,
 punctuation and extra whitespace removed). Name matching can over-match homonyms (two
 different "Wei Zhang"s) and under-match variants ("A. McCallum" vs "Andrew McCallum");
-profile ids and emails, when given, are exact. When a reviewer has no name (OpenReview
-archives carry none), their own name is taken to be any author listed on every one of
-their publications (two or more), so that it neither counts as a co-author nor is missed
-as an author.
+profile ids and emails, when given, are exact. A reviewer's own name is their name (the
+readers give one to archive reviewers too: the author on at least 60% of their publications,
+:func:`recommender.names.profile_owner_name`); when they have none, it is taken to be any
+author listed on every one of their publications (two or more), so that it neither counts
+as a co-author nor is missed as an author.
 
 Work is proportional to the number of author mentions: submissions are indexed by
 name, email, id, affiliation and domain, and each reviewer's profile is looked up in
@@ -30,15 +31,13 @@ those indexes; papers x reviewers pairs are never enumerated.
 from __future__ import annotations
 
 import datetime
-import functools
-import re
-import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
 from recommender.corpus import Reviewer, Submission
+from recommender.names import normalize_name
 
 AUTHOR = "author"
 COAUTHOR = "coauthor"
@@ -87,19 +86,6 @@ DEFAULT_PUBLIC_EMAIL_DOMAINS: frozenset[str] = frozenset(
 )
 
 CONFLICT_COLUMNS = ["paper_id", "reviewer_id", "reason", "detail"]
-
-_NON_ALPHANUMERIC = re.compile(r"[^\w]+|_+")
-
-
-@functools.lru_cache(maxsize=1 << 18)
-def normalize_name(name: str) -> str:
-    """Accents stripped, case folded, punctuation turned to spaces, whitespace collapsed.
-
-    ``"  José  O'Neil-Ávila "`` -> ``"jose o neil avila"``.
-    """
-    decomposed = unicodedata.normalize("NFKD", name)
-    without_marks = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(_NON_ALPHANUMERIC.sub(" ", without_marks.casefold()).split())
 
 
 def email_domain(email: str) -> str:

@@ -7,6 +7,7 @@ and the service's search keys (``api.search_keys``) fold with the same ones.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import Counter
@@ -29,10 +30,18 @@ def fold(value: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 
+@functools.lru_cache(maxsize=1 << 18)
+def normalize_name(name: str) -> str:
+    """Accents stripped, case folded, every run of punctuation, underscores and whitespace
+    one space: ``"  José  O'Neil-Ávila "`` -> ``"jose o neil avila"``. How names are
+    compared everywhere (conflicts of interest, profile owners, search keys)."""
+    return _NOT_WORD.sub(" ", fold(name)).strip()
+
+
 def text_key(value: str) -> str:
-    """``value`` folded for matching: accents dropped, case folded, every run of
-    punctuation and spaces one space (``"Graph-Neural  Nets"`` -> ``"graph neural nets"``)."""
-    return _NOT_WORD.sub(" ", fold(value)).strip()[:KEY_MAX_LENGTH]
+    """``value`` folded for matching (:func:`normalize_name`), cut to ``KEY_MAX_LENGTH``
+    (``"Graph-Neural  Nets"`` -> ``"graph neural nets"``)."""
+    return normalize_name(value)[:KEY_MAX_LENGTH]
 
 
 def name_from_profile_id(reviewer_id: str) -> str | None:
@@ -52,7 +61,7 @@ def profile_owner_name(author_lists: Sequence[Iterable[str]]) -> str:
     tells nothing. The spelling returned is the owner's most frequent one (ties: first seen).
     """
     listed = [
-        {key: name for name in authors if (key := text_key(name))} for authors in author_lists
+        {key: name for name in authors if (key := normalize_name(name))} for authors in author_lists
     ]
     listed = [keys for keys in listed if keys]
     if len(listed) < OWNER_MIN_PUBLICATIONS:
