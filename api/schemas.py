@@ -288,7 +288,11 @@ class AssignmentIn(AssignParams):
         max_length=1_000_000,
     )
     time_limit: float | None = Field(
-        default=None, gt=0, le=3600, description="seconds a solve may take (at most an hour)"
+        default=None,
+        gt=0,
+        le=3600,
+        description="seconds the ILP or the randomized LP may take (at most an "
+        "hour; refused for the min-cost flows, which cannot be stopped early)",
     )
     min_score: float | None = Field(
         default=None,

@@ -164,6 +164,17 @@ def check_options(params: AssignParams) -> None:
             "applies to the ILP solver, which these options do not use; ask for the ILP "
             "solver to use a backend",
         )
+    # min-cost flows (plain and perturbed) are exact and run to the end in one call: a time
+    # limit could not act on them, so it is refused rather than silently ignored
+    limited = explicit_ilp or solver == "randomized" or (randomized and not perturbed)
+    if params.time_limit is not None and not limited:
+        which = "perturbed maximization (a min-cost flow)" if perturbed else "a min-cost flow"
+        raise OptionError(
+            "time_limit",
+            f"these options solve by {which}, which is exact and cannot be stopped early, so "
+            "a time limit would not act; it applies to the ILP and the randomized LP "
+            "(solver ilp or randomized): drop the time limit or choose one of those",
+        )
 
 
 @dataclass(frozen=True)

@@ -145,7 +145,11 @@ class AssignParams(LimitParams):
     )
     ilp_backend: IlpBackend = Field(default="highs", description="MIP solver behind the ILP")
     time_limit: float | None = Field(
-        default=None, gt=0, le=86_400, description="seconds a solve may take"
+        default=None,
+        gt=0,
+        le=86_400,
+        description="seconds the ILP or the randomized LP may take (refused for the "
+        "min-cost flows, which are exact and cannot be stopped early)",
     )
     seed: int | None = Field(default=None, ge=0, le=2**31 - 1)
     min_score: float | None = Field(

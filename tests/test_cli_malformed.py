@@ -230,6 +230,10 @@ OPTIONS: list[tuple[list[str], int, str]] = [
     (["--min-papers", "4", "--max-papers", "3"], 1, "--min-papers"),
     (["--reviewers-per-paper", "x"], 1, "invalid int value"),
     (["--time-limit", "0"], 1, "--time-limit must be > 0"),
+    # a time limit cannot act on an exact min-cost flow (auto picks one here): refused
+    (["--time-limit", "5"], 1, "--time-limit: these options solve by a min-cost flow"),
+    (["--solver", "flow", "--time-limit", "5"], 1, "cannot be stopped early"),
+    (["--perturbation", "0.2", "--time-limit", "5"], 1, "perturbed maximization (a min-cost"),
     (["--fairness", "2"], 1, "--fairness must be <= 1"),
     (["--probability-cap", "0"], 1, "--probability-cap must be > 0"),
     (["--probability-cap", "0.5", "--solver", "flow"], 1, "--probability-cap"),

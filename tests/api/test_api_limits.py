@@ -213,4 +213,9 @@ def test_stored_demand_counts_in_the_capacity_check_and_options_are_checked_firs
         "POST", f"/venues/{venue}/assignments", chair, json={**PARAMS, "ilp_backend": "cbc"}
     )
     assert backend.status_code == 422 and backend.json()["detail"].startswith("ilp_backend:")
+    # so is a time limit on an exact flow, which could not stop it
+    limited = api.call(
+        "POST", f"/venues/{venue}/assignments", chair, json={**PARAMS, "time_limit": 30}
+    )
+    assert limited.status_code == 422 and limited.json()["detail"].startswith("time_limit:")
     assert api.call("GET", f"/venues/{venue}/jobs", chair).json()["total"] == jobs
