@@ -5,29 +5,23 @@ from __future__ import annotations
 
 import errno
 import os
-import tempfile
+import secrets
 from pathlib import Path
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
 
 
 def temporary_beside(target: Path) -> tuple[int, str]:
     """An open file descriptor and the name of a new temporary file in ``target``'s folder
-    (created with its parents), with the permissions a plain ``open(target, "w")`` would give
-    (``mkstemp`` makes them owner-only, which the rename would carry over)."""
+    (created with its parents), with the permissions a plain ``open(target, "w")`` would give:
+    created with mode 0o666 for the kernel to apply the umask (``mkstemp`` makes it owner-only,
+    which the rename would carry over; reading the umask would mean setting it, process-wide)."""
     if target.is_dir():
         # else the rename fails naming the temporary file, which the user never asked for
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(target))
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    try:
-        os.fchmod(handle, 0o666 & ~_umask())
-    except BaseException:
-        os.close(handle)
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return handle, temporary
+    while True:
+        temporary = target.parent / f".{target.name}.{secrets.token_hex(6)}"
+        try:
+            handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        return handle, str(temporary)
