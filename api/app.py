@@ -15,10 +15,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from api.body_limit import MULTIPART_OVERHEAD_BYTES, BodySizeLimit, takes_large_body
-from api.db import Database, migrate
 from api.errors import install_error_handlers
-from api.explain import ExplainerCache
-from api.jobs import Handler, JobRunner
 from api.routers import (
     affinity,
     assignments,
@@ -34,22 +31,11 @@ from api.routers import (
     site,
     venues,
 )
-from api.settings import Settings
-from api.tasks import affinity_handler, assignment_handler
-from recommender.affinity import RunOptions
-
-
-def job_handlers(
-    affinity_top_n: int,
-    run_options: RunOptions | None = None,
-    affinity_models_dir: Path | None = None,
-) -> dict[str, Handler]:
-    """The service's job handlers by kind (a job's process rebuilds them by this name, from
-    the same arguments)."""
-    return {
-        "affinity": affinity_handler(affinity_top_n, run_options, affinity_models_dir),
-        "assignment": assignment_handler(),
-    }
+from reviewer_recommender.jobs.handlers import job_handlers
+from reviewer_recommender.jobs.runner import JobRunner
+from reviewer_recommender.services.explain import ExplainerCache
+from reviewer_recommender.settings import Settings
+from reviewer_recommender.storage.db import Database, migrate
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -69,7 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             workers=settings.job_workers,
             inline=settings.inline_jobs,
             isolation="process" if settings.job_isolation == "process" else "thread",
-            handler_factory="api.app:job_handlers",
+            handler_factory="reviewer_recommender.jobs.handlers:job_handlers",
             factory_args=(
                 settings.affinity_top_n,
                 settings.run_options,

@@ -3,16 +3,25 @@ pagination, the job runner, the explainer cache and the server's scoring run opt
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated
 
 from fastapi import Depends, Query, Request
 from sqlalchemy.orm import Session
 
-from api.db import get_session
-from api.explain import ExplainerCache
-from api.ids import MAX_OFFSET
-from api.jobs import JobRunner
 from recommender.affinity.options import RunOptions
+from reviewer_recommender.jobs.runner import JobRunner
+from reviewer_recommender.services.explain import ExplainerCache
+from reviewer_recommender.services.ids import MAX_OFFSET
+from reviewer_recommender.storage.db import Database
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    """One session per request, rolled back unless committed."""
+    database: Database = request.app.state.database
+    with database.session() as session:
+        yield session
+
 
 SessionDep = Annotated[Session, Depends(get_session)]
 Limit = Annotated[int, Query(ge=1, le=1000, description="page size")]

@@ -27,6 +27,16 @@ from sqlalchemy.exc import DataError, IntegrityError, StatementError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from recommender.corpus import InputError
+from reviewer_recommender.errors import (
+    BadRequest,
+    DomainError,
+    Forbidden,
+    InvalidRequest,
+    NotFound,
+    StateConflict,
+    TooLarge,
+    Unauthenticated,
+)
 
 # the code of an HTTPException raised without one, by status
 DEFAULT_CODES = {
@@ -72,8 +82,23 @@ def error_body(
     }
 
 
-def not_found(what: str, identifier: object) -> ApiError:
-    return ApiError(404, "not_found", f"{what} {identifier!r} not found")
+# the HTTP status of each domain error (reviewer_recommender.errors)
+DOMAIN_STATUS: dict[type[DomainError], int] = {
+    BadRequest: 400,
+    Unauthenticated: 401,
+    Forbidden: 403,
+    NotFound: 404,
+    StateConflict: 409,
+    TooLarge: 413,
+    InvalidRequest: 422,
+}
+
+
+def domain_status(error: DomainError) -> int:
+    for kind in type(error).__mro__:
+        if kind in DOMAIN_STATUS:
+            return DOMAIN_STATUS[kind]  # type: ignore[index]
+    return 400
 
 
 class AsciiJSONResponse(JSONResponse):
@@ -103,6 +128,16 @@ def install_error_handlers(app: FastAPI) -> None:
             error_body(error.status_code, error.detail, code, **extra),
             status_code=error.status_code,
             headers=getattr(error, "headers", None),
+        )
+
+    @app.exception_handler(DomainError)
+    async def domain_error(_request: Request, error: DomainError) -> Response:
+        status_code = domain_status(error)
+        headers = {"WWW-Authenticate": "Bearer"} if status_code == 401 else None
+        return AsciiJSONResponse(
+            error_body(status_code, error.detail, error.code, **error.extra),
+            status_code=status_code,
+            headers=headers,
         )
 
     @app.exception_handler(InputError)

@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from api.ids import IdText, ReviewerIdText, SafeText
 from api.schemas import AssignmentOut, Page
+from reviewer_recommender.services.ids import IdText, ReviewerIdText, SafeText
 
 # ---- search ---------------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import (
     AwareDatetime,
@@ -11,11 +11,11 @@ from pydantic import (
     ConfigDict,
     Field,
     computed_field,
-    field_validator,
     model_validator,
 )
 
-from api.ids import (
+from recommender.affinity.params import ScoringParams
+from reviewer_recommender.services.ids import (
     VENUE_ID_MAX_LENGTH,
     VENUE_ID_PATTERN,
     VENUE_ID_RULE,
@@ -23,10 +23,15 @@ from api.ids import (
     ReviewerIdText,
     SafeText,
 )
-from api.runinfo import error_code, job_summary, log_entries, solve_summary
-from recommender.affinity.params import ScoringParams
-from services.params import DEFAULT_BID_WEIGHT, AssignParams
-from services.params import RequiredAttribute as RequiredAttribute  # re-exported
+from reviewer_recommender.services.params import (
+    RequiredAttribute as RequiredAttribute,  # re-exported
+)
+from reviewer_recommender.services.runinfo import (
+    error_code,
+    job_summary,
+    log_entries,
+    solve_summary,
+)
 
 Item = TypeVar("Item")
 
@@ -245,104 +250,6 @@ class AffinityRunOut(BaseModel):
     created_at: datetime | None
 
 
-class PairScoreOut(BaseModel):
-    paper_id: str
-    paper_title: str = ""
-    reviewer_id: str
-    reviewer_name: str = ""
-    score: float
-    conflict: list[str] | None = Field(
-        description="conflict reasons, empty if none; null for roles that do not see them"
-    )
-    bid: str | None = Field(description="the reviewer's bid; null if none or not visible")
-    explanation: dict[str, Any] | None = None
-
-
-class RequiredAttributeIn(RequiredAttribute):
-    """:class:`services.params.RequiredAttribute` with the service's text rule on its name
-    and value (no control characters)."""
-
-    name: SafeText = Field(min_length=1, max_length=200)
-    value: SafeText = Field(max_length=1000)
-
-
-Count = Annotated[int, Field(ge=0, le=100_000)]
-
-
-class AssignmentIn(AssignParams):
-    """A solve request: every option of :class:`services.params.AssignParams` (the same
-    fields and defaults as the command line's ``assign``), with the service's id and text
-    rules on map keys (a reviewer id's leading ``~`` dropped, as uploads do), finite numbers
-    only, and a time limit bounded for a shared server."""
-
-    demand: dict[IdText, Count] = Field(
-        default_factory=dict,
-        description="paper id -> reviewers it needs, overriding reviewers_per_paper; the "
-        "venue's stored paper demands win over it",
-        max_length=1_000_000,
-    )
-    custom_max_load: dict[ReviewerIdText, Count] = Field(
-        default_factory=dict,
-        description="reviewer id -> max load overriding max_load; the venue's stored "
-        "reviewer max loads win over it",
-        max_length=1_000_000,
-    )
-    time_limit: float | None = Field(
-        default=None,
-        gt=0,
-        le=3600,
-        description="seconds the ILP or the randomized LP may take (at most an "
-        "hour; refused for the min-cost flows, which cannot be stopped early)",
-    )
-    min_score: float | None = Field(
-        default=None,
-        allow_inf_nan=False,
-        description="never assign a (non-pinned) pair scoring below this",
-    )
-    require_attribute: RequiredAttributeIn | None = None
-    bid_weight: float = Field(
-        default=DEFAULT_BID_WEIGHT,
-        description="not a solve option here: the venue's bids are folded into scores when "
-        "affinities are computed (the affinity config's bid_weight); any other value than "
-        f"the default {DEFAULT_BID_WEIGHT} is refused",
-    )
-    alternates: int = Field(
-        default=0,
-        description="not a solve option here: a paper's next-best reviewers are listed live "
-        "(GET .../assignments/{id}/papers/{paper_id}?alternates=N and the edge browser); any "
-        "other value than 0 is refused",
-    )
-    name: SafeText = Field(
-        default="", max_length=200, exclude=True, description="the new run's name"
-    )
-    note: SafeText = Field(
-        default="", max_length=5000, exclude=True, description="a note on the new run"
-    )
-
-    @field_validator("bid_weight")
-    @classmethod
-    def _bids_fold_at_scoring(cls, value: float) -> float:
-        if value != DEFAULT_BID_WEIGHT:
-            raise ValueError(
-                "a solve does not fold bids: the venue's bids are folded into the scores "
-                "when affinities are computed, with the affinity config's bid_weight "
-                "(POST /venues/{venue_id}/affinity/jobs); Not Willing bids are never "
-                "assigned either way"
-            )
-        return value
-
-    @field_validator("alternates")
-    @classmethod
-    def _alternates_are_live(cls, value: int) -> int:
-        if value != 0:
-            raise ValueError(
-                "a run does not store alternates: list a paper's next-best reviewers with "
-                "GET /venues/{venue_id}/assignments/{id}/papers/{paper_id}?alternates=N or "
-                "the paper's edges"
-            )
-        return value
-
-
 class AssignmentOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
     id: int = Field(description="global id (what URLs take)")
@@ -380,17 +287,6 @@ class RunLabelIn(BaseModel):
 
     name: SafeText | None = Field(default=None, max_length=200)
     note: SafeText | None = Field(default=None, max_length=5000)
-
-
-class ResolveIn(BaseModel):
-    """Solve again from a run: its parameters (or ``parameters``, which replace them) with
-    the venue's current pins, forbids, conflicts and stored limits."""
-
-    name: SafeText = Field(default="", max_length=200)
-    note: SafeText = Field(default="", max_length=5000)
-    parameters: AssignmentIn | None = Field(
-        default=None, description="the solve options; null: the run's own"
-    )
 
 
 class AssignedPairOut(BaseModel):
@@ -515,31 +411,6 @@ class AssignmentStatsOut(BaseModel):
     unassigned_reviewers: list[str]
     papers_below_demand: int
     summary: dict[str, Any]
-
-
-class PaperReviewerOut(BaseModel):
-    """A reviewer of a paper in an assignment, with their load there."""
-
-    reviewer_id: str
-    reviewer_name: str = ""
-    score: float
-    pinned: bool = False
-    rank: int | None = Field(default=None, description="alternates only: 1 = best")
-    load: int = Field(description="papers the reviewer has in this assignment")
-    max_load: int | None = Field(description="the reviewer's max load in this assignment")
-
-
-class PaperAssignmentOut(BaseModel):
-    """A paper's assigned reviewers and the next-best reviewers who could still take it."""
-
-    paper_id: str
-    paper_title: str = ""
-    demand: int | None
-    assigned: list[PaperReviewerOut]
-    alternates: list[PaperReviewerOut] = Field(
-        description="unassigned, conflict-free stored candidates with load below their max, "
-        "best score first (matching.alternates)"
-    )
 
 
 class RandomnessMetricOut(BaseModel):

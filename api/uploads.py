@@ -16,9 +16,9 @@ from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request, UploadFile, status
 
-from api.ids import safe_name
-from api.settings import Settings
 from recommender.io.archives import ArchiveLimits
+from reviewer_recommender.services.ids import safe_name
+from reviewer_recommender.settings import Settings
 
 
 def get_settings(request: Request) -> Settings:

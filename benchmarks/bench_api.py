@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from api.auth import create_token  # noqa: E402
-from api.db import Database, migrate  # noqa: E402
+from reviewer_recommender.storage.db import Database, migrate  # noqa: E402
 
 
 def free_port() -> int:

@@ -77,7 +77,7 @@ def cli_command(scores: Path, constraints: Path, output: Path) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "cli.main",
+        "reviewer_recommender.cli.main",
         "assign",
         "--scores",
         str(scores),
@@ -106,12 +106,13 @@ def time_process(command: list[str], repeat: int) -> list[float]:
 
 
 def in_process(scores: Path, constraints: Path, output: Path) -> dict[str, float]:
-    """The CLI's steps, timed one by one (same service calls as ``cli.assign``)."""
+    """The CLI's steps, timed one by one (same service calls as
+    ``reviewer_recommender.cli.assign``)."""
     from recommender.io import read_pair_constraints, read_scores
-    from services.assignment import solve_assignment
-    from services.exports import beside, csv_text, json_text, write_files
-    from services.params import AssignParams
-    from services.problem import AssignInputs, Rows, build_problem
+    from reviewer_recommender.services.assignment import solve_assignment
+    from reviewer_recommender.services.exports import beside, csv_text, json_text, write_files
+    from reviewer_recommender.services.params import AssignParams
+    from reviewer_recommender.services.problem import AssignInputs, Rows, build_problem
 
     params = AssignParams(reviewers_per_paper=DEMAND, min_load=MIN_LOAD, max_load=MAX_LOAD)
     marks = [time.perf_counter()]

@@ -43,8 +43,8 @@ MiB = 1024 * 1024
 
 
 def start_server(database_url: str, data_dir: Path) -> tuple[subprocess.Popen[bytes], str, str]:
-    from api.auth import create_token
-    from api.db import Database, migrate
+    from reviewer_recommender.services.tokens import create_token
+    from reviewer_recommender.storage.db import Database, migrate
 
     database = Database(database_url)
     migrate(database.engine)

@@ -31,7 +31,9 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from api.app import create_app  # noqa: E402
 from api.auth import create_token  # noqa: E402
-from api.models import (  # noqa: E402
+from recommender.corpus import Reviewer, Submission  # noqa: E402
+from reviewer_recommender.settings import Settings  # noqa: E402
+from reviewer_recommender.storage.models import (  # noqa: E402
     AffinityRun,
     AffinityScore,
     AssignmentPair,
@@ -40,9 +42,7 @@ from api.models import (  # noqa: E402
     SubmissionRow,
     Venue,
 )
-from api.settings import Settings  # noqa: E402
-from api.store import reviewer_to_row, submission_to_row  # noqa: E402
-from recommender.corpus import Reviewer, Submission  # noqa: E402
+from reviewer_recommender.storage.repository import reviewer_to_row, submission_to_row  # noqa: E402
 
 
 def build(database: Any, venue: str, n: int) -> tuple[int, int]:

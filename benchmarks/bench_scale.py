@@ -126,7 +126,7 @@ def stage_cli(args: argparse.Namespace) -> None:
         command = [
             sys.executable,
             "-m",
-            "cli.main",
+            "reviewer_recommender.cli.main",
             "score",
             "--archives",
             str(venue / "archives"),

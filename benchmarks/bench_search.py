@@ -1,7 +1,8 @@
 """Type-ahead search at 20,000 papers and 20,000 reviewers (SQLite, and PostgreSQL when a
 URL is given).
 
-Fills one venue, then times :func:`api.search.search` (what ``GET .../search/papers`` and
+Fills one venue, then times :func:`reviewer_recommender.services.search.search` (what ``GET
+.../search/papers`` and
 ``.../search/reviewers`` run: ranked page of 20 plus the total) for a mix of type-ahead
 queries (one letter, a prefix, a word, an id, a rare substring). Baseline in the same run:
 the query one would write without the folded key columns and their indexes, matching
@@ -29,11 +30,11 @@ from sqlalchemy.engine import make_url
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from api.db import Database, migrate  # noqa: E402
-from api.models import ReviewerRow, SubmissionRow, Venue  # noqa: E402
-from api.search import search  # noqa: E402
-from api.store import reviewer_to_row, submission_to_row  # noqa: E402
 from recommender.corpus import Reviewer, Submission  # noqa: E402
+from reviewer_recommender.services.search import search  # noqa: E402
+from reviewer_recommender.storage.db import Database, migrate  # noqa: E402
+from reviewer_recommender.storage.models import ReviewerRow, SubmissionRow, Venue  # noqa: E402
+from reviewer_recommender.storage.repository import reviewer_to_row, submission_to_row  # noqa: E402
 
 WORDS = [
     *("graph", "vision", "language", "policy", "kernel", "bandit", "privacy", "robust"),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from cli.main import main
+from reviewer_recommender.cli.main import main
 
 
 def _write_archive(directory: Path, reviewer_id: str, titles: list[str]) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
+from reviewer_recommender.cli.main import main
 
 GRID = "paper_id,reviewer_id,score\n" + "".join(
     f"p{p},r{r},{(p * 5 + r * 3) % 7 / 7:.4f}\n" for p in range(4) for r in range(5)
@@ -389,12 +389,12 @@ def test_no_command_and_help() -> None:
 
 
 def test_internal_errors_are_one_line_with_exit_3(folder: Path, monkeypatch) -> None:
-    import services.assignment
+    import reviewer_recommender.services.assignment
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(services.assignment, "assign", broken)
+    monkeypatch.setattr(reviewer_recommender.services.assignment, "assign", broken)
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(

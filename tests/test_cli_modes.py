@@ -1,4 +1,5 @@
-"""The command-line contracts of issue #16, in-process through ``cli.main.main``:
+"""The command-line contracts of issue #16, in-process through
+``reviewer_recommender.cli.main.main``:
 
 - ``recommender assign ... --perturbation BETA [--probability-cap Q] --seed N --report FILE``
   writes a JSON object with the randomness metrics (``--report`` also with
@@ -23,7 +24,7 @@ import pandas as pd
 import pulp
 import pytest
 
-from cli.main import main
+from reviewer_recommender.cli.main import main
 
 REPORT_KEYS = {
     "quality_ratio",

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from cli.main import main
+from reviewer_recommender.cli.main import main
 
 
 def run(*args: str) -> tuple[int, str, str]:

@@ -9,24 +9,20 @@ from fastapi.responses import StreamingResponse
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
-from api.auth import ChairReader, Principal, Reader, Writer
+from api.auth import ChairReader, Reader, Writer
 from api.dependencies import Explainers, Limit, Offset, Runner, RunOptionsDep, SessionDep
 from api.errors import ApiError
 from api.exports import ExportFormat, stream_rows
 from api.ids import IdQuery, PaperIdPath, ReviewerIdPath, ReviewerIdQuery, VenueIdPath
-from api.models import AffinityScore, Conflict, Job
-from api.names import lookup
-from api.pairs import pair_score
-from api.schemas import (
-    AffinityJobIn,
-    AffinityModelsOut,
-    AffinityRunOut,
-    ConflictOut,
-    JobOut,
-    Page,
-    PairScoreOut,
-)
-from api.store import (
+from api.schemas import AffinityJobIn, AffinityModelsOut, AffinityRunOut, ConflictOut, JobOut, Page
+from recommender.affinity.params import ScoringParams
+from reviewer_recommender.services.pairs import pair_score
+from reviewer_recommender.services.results import PairScoreOut
+from reviewer_recommender.services.tokens import Principal
+from reviewer_recommender.services.visibility import sees_marks
+from reviewer_recommender.storage.models import AffinityScore, Conflict, Job
+from reviewer_recommender.storage.names import lookup
+from reviewer_recommender.storage.repository import (
     corpus_version,
     latest_run,
     named_page,
@@ -37,8 +33,6 @@ from api.store import (
     require_run,
     start_job,
 )
-from api.visibility import sees_marks
-from recommender.affinity.params import ScoringParams
 
 router = APIRouter(tags=["affinity"])
 

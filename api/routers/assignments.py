@@ -19,11 +19,24 @@ from api.auth import ChairReader, Reader, Writer
 from api.dependencies import Limit, Offset, Runner, SessionDep
 from api.exports import ExportFormat, stream_rows
 from api.ids import IdQuery, PaperIdPath, ReviewerIdQuery, RowIdPath, VenueIdPath
-from api.limits import replace_max_loads
-from api.models import AssignmentPair, AssignmentRow
-from api.names import name_rows
-from api.publishing import publish, violations
-from api.runs import (
+from api.schemas import (
+    AssignedPairOut,
+    AssignmentOut,
+    AssignmentStatsOut,
+    CheckOut,
+    DeployIn,
+    JobOut,
+    Page,
+    RunLabelIn,
+    ViolationOut,
+)
+from api.uploads import CollectionPaused, SettingsDep, upload_bytes, upload_name
+from recommender.io import read_custom_max_papers
+from reviewer_recommender.services.limits import replace_max_loads
+from reviewer_recommender.services.params import AssignmentIn, ResolveIn
+from reviewer_recommender.services.publishing import publish, violations
+from reviewer_recommender.services.results import PaperAssignmentOut
+from reviewer_recommender.services.runs import (
     assignment_stats,
     live_run,
     paper_view,
@@ -32,24 +45,16 @@ from api.runs import (
     resolve,
     start_assignment,
 )
-from api.schemas import (
-    AssignedPairOut,
-    AssignmentIn,
-    AssignmentOut,
-    AssignmentStatsOut,
-    CheckOut,
-    DeployIn,
-    JobOut,
-    Page,
-    PaperAssignmentOut,
-    ResolveIn,
-    RunLabelIn,
-    ViolationOut,
+from reviewer_recommender.services.visibility import visible_states
+from reviewer_recommender.storage.models import AssignmentPair, AssignmentRow
+from reviewer_recommender.storage.names import name_rows
+from reviewer_recommender.storage.repository import (
+    audit,
+    named_page,
+    of_pair,
+    paginate,
+    require_paper,
 )
-from api.store import audit, named_page, of_pair, paginate, require_paper
-from api.uploads import CollectionPaused, SettingsDep, upload_bytes, upload_name
-from api.visibility import visible_states
-from recommender.io import read_custom_max_papers
 
 router = APIRouter(tags=["assignments"])
 

@@ -9,7 +9,6 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
-from api import browse
 from api.auth import ChairReader, Reader
 from api.dependencies import Limit, Offset, SessionDep
 from api.ids import PaperIdPath, ReviewerIdPath, RowIdPath, VenueIdPath
@@ -22,10 +21,11 @@ from api.page_schemas import (
     ReviewerEdgesOut,
     ReviewerLoadOut,
 )
-from api.runs import require_assignment
 from api.schemas import Page
-from api.store import require_paper, require_reviewer
-from api.visibility import sees_marks
+from reviewer_recommender.services import browse
+from reviewer_recommender.services.runs import require_assignment
+from reviewer_recommender.services.visibility import sees_marks
+from reviewer_recommender.storage.repository import require_paper, require_reviewer
 
 router = APIRouter(tags=["browse"])
 

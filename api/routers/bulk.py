@@ -7,16 +7,17 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, UploadFile
 
-from api import bulk
 from api.auth import Writer
 from api.dependencies import Explainers, Limit, Offset, SessionDep
 from api.errors import ApiError
-from api.history import edits_out
-from api.ids import RowIdPath, VenueIdPath, text_problem
+from api.ids import RowIdPath, VenueIdPath
 from api.page_schemas import BulkPreviewOut, EditResultOut
-from api.runs import require_draft
 from api.schemas import AssignmentOut
 from api.uploads import SettingsDep, upload_bytes, upload_name
+from reviewer_recommender.services import bulk
+from reviewer_recommender.services.history import edits_out
+from reviewer_recommender.services.ids import text_problem
+from reviewer_recommender.services.runs import require_draft
 
 router = APIRouter(tags=["edits"])
 

@@ -8,13 +8,14 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
 
-from api import compare
 from api.auth import Reader
 from api.dependencies import Limit, Offset, SessionDep
-from api.ids import MAX_ROW_ID, RowIdPath, VenueIdPath
+from api.ids import RowIdPath, VenueIdPath
 from api.page_schemas import CompareOut, PairChangeOut, PaperDiffOut, ReviewerDiffOut
-from api.runs import require_assignment
 from api.schemas import Page
+from reviewer_recommender.services import compare
+from reviewer_recommender.services.ids import MAX_ROW_ID
+from reviewer_recommender.services.runs import require_assignment
 
 router = APIRouter(tags=["compare"])
 

@@ -17,27 +17,8 @@ from sqlalchemy.orm import Session
 
 from api.auth import Reader, Writer
 from api.dependencies import Limit, Offset, SessionDep
-from api.ids import (
-    PaperIdPath,
-    ReviewerIdPath,
-    VenueIdPath,
-    check_reviewers,
-    check_submissions,
-    text_problem,
-)
-from api.models import Bid, Conflict, Pin, ReviewerRow, SubmissionRow
+from api.ids import PaperIdPath, ReviewerIdPath, VenueIdPath
 from api.schemas import Page, ReviewerOut, SubmissionOut, UploadResult
-from api.search_keys import display_name
-from api.store import (
-    audit,
-    bump_corpus_version,
-    paginate,
-    require_paper,
-    require_reviewer,
-    reviewer_to_row,
-    submission_to_row,
-    upsert,
-)
 from api.uploads import (
     CollectionPaused,
     RawBody,
@@ -55,6 +36,19 @@ from recommender.io import (
     read_bids,
     read_pair_constraints,
 )
+from reviewer_recommender.services.ids import check_reviewers, check_submissions, text_problem
+from reviewer_recommender.storage.models import Bid, Conflict, Pin, ReviewerRow, SubmissionRow
+from reviewer_recommender.storage.repository import (
+    audit,
+    bump_corpus_version,
+    paginate,
+    require_paper,
+    require_reviewer,
+    reviewer_to_row,
+    submission_to_row,
+    upsert,
+)
+from reviewer_recommender.storage.search_keys import display_name
 
 router = APIRouter(tags=["corpus"])
 BID_LABEL_MAX_LENGTH = 50  # the bids table's label column

@@ -14,21 +14,9 @@ from typing import Any
 from fastapi import APIRouter
 from sqlalchemy import select
 
-from api import edits
 from api.auth import ChairReader, Writer
 from api.dependencies import Explainers, Limit, Offset, SessionDep
-from api.errors import not_found
-from api.history import edits_out, history_page, undo_last
-from api.ids import (
-    IdQuery,
-    PaperIdPath,
-    ReviewerIdPath,
-    ReviewerIdQuery,
-    RowIdPath,
-    VenueIdPath,
-)
-from api.models import AssignmentPair, AssignmentRow, Conflict, Pin
-from api.names import name_rows
+from api.ids import IdQuery, PaperIdPath, ReviewerIdPath, ReviewerIdQuery, RowIdPath, VenueIdPath
 from api.page_schemas import (
     DeletedOut,
     EditEffectOut,
@@ -39,9 +27,14 @@ from api.page_schemas import (
     PinOut,
     UndoIn,
 )
-from api.runs import require_assignment, require_draft
 from api.schemas import AssignedPairOut, AssignmentOut, Page, PairIn, PinIn, SwapIn
-from api.store import audit, named_page, of_pair
+from reviewer_recommender.errors import not_found
+from reviewer_recommender.services import run_edits as edits
+from reviewer_recommender.services.history import edits_out, history_page, undo_last
+from reviewer_recommender.services.runs import require_assignment, require_draft
+from reviewer_recommender.storage.models import AssignmentPair, AssignmentRow, Conflict, Pin
+from reviewer_recommender.storage.names import name_rows
+from reviewer_recommender.storage.repository import audit, named_page, of_pair
 
 router = APIRouter(tags=["edits"])
 

@@ -13,15 +13,17 @@ from fastapi import APIRouter, Query, status
 from sqlalchemy import false, select
 from sqlalchemy.orm import Session
 
-from api.auth import Principal, Reader, Writer
+from api.auth import Reader, Writer
 from api.dependencies import Limit, Offset, Runner, SessionDep
 from api.errors import ApiError
 from api.ids import RowIdPath, VenueIdPath
-from api.jobs import FINAL_STATES
-from api.models import Job
 from api.schemas import JobOut, Page
-from api.store import audit, not_found, paginate, start_job
-from api.visibility import sees_jobs
+from reviewer_recommender.errors import not_found
+from reviewer_recommender.jobs.runner import FINAL_STATES
+from reviewer_recommender.services.tokens import Principal
+from reviewer_recommender.services.visibility import sees_jobs
+from reviewer_recommender.storage.models import Job
+from reviewer_recommender.storage.repository import audit, paginate, start_job
 
 router = APIRouter(tags=["jobs"])
 

@@ -17,7 +17,10 @@ from sqlalchemy import select
 from api.auth import ChairReader, Writer
 from api.dependencies import Limit, Offset, SessionDep
 from api.ids import PaperIdPath, ReviewerIdPath, VenueIdPath
-from api.limits import (
+from api.schemas import Page, PaperDemandOut, ReviewerMaxLoadOut, UploadResult
+from api.uploads import CollectionPaused, SettingsDep, upload_bytes, upload_name
+from recommender.io import read_custom_max_papers, read_demand
+from reviewer_recommender.services.limits import (
     DEMANDS,
     MAX_LOADS,
     clear_stored_table,
@@ -25,12 +28,14 @@ from api.limits import (
     replace_demands,
     replace_max_loads,
 )
-from api.models import PaperDemand, ReviewerMaxLoad
-from api.schemas import Page, PaperDemandOut, ReviewerMaxLoadOut, UploadResult
-from api.search_keys import display_name
-from api.store import audit, named_page, require_paper, require_reviewer
-from api.uploads import CollectionPaused, SettingsDep, upload_bytes, upload_name
-from recommender.io import read_custom_max_papers, read_demand
+from reviewer_recommender.storage.models import PaperDemand, ReviewerMaxLoad
+from reviewer_recommender.storage.repository import (
+    audit,
+    named_page,
+    require_paper,
+    require_reviewer,
+)
+from reviewer_recommender.storage.search_keys import display_name
 
 router = APIRouter(tags=["limits"])
 

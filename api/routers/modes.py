@@ -7,12 +7,12 @@ from typing import Any
 
 from fastapi import APIRouter, status
 
-from api import modes
 from api.auth import Reader, Writer
 from api.dependencies import SessionDep
 from api.ids import RowIdPath, VenueIdPath
-from api.runs import require_assignment
 from api.schemas import AssignmentOut, RandomnessOut, ReassignIn, ReassignOut
+from reviewer_recommender.services import modes
+from reviewer_recommender.services.runs import require_assignment
 
 router = APIRouter(tags=["assignments"])
 

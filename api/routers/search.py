@@ -9,10 +9,11 @@ from pydantic import AfterValidator
 
 from api.auth import Reader
 from api.dependencies import Offset, SessionDep
-from api.ids import VenueIdPath, check_text
+from api.ids import VenueIdPath
 from api.page_schemas import PaperHit, ReviewerHit
 from api.schemas import Page
-from api.search import search
+from reviewer_recommender.services.ids import check_text
+from reviewer_recommender.services.search import search
 
 router = APIRouter(tags=["search"])
 

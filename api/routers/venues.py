@@ -8,13 +8,17 @@ from fastapi import APIRouter, HTTPException, Query, status
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from api.audit_text import named_ids
-from api.auth import (
-    Admin,
-    ChairReader,
-    CurrentPrincipal,
+from api.auth import Admin, ChairReader, CurrentPrincipal, Reader
+from api.dependencies import Limit, Offset, SessionDep
+from api.errors import ApiError
+from api.ids import RowIdPath, TextQuery, VenueIdPath
+from api.page_schemas import CapacityOut
+from api.schemas import AuditOut, MeOut, Page, TokenIn, TokenInfoOut, TokenOut, VenueIn, VenueOut
+from reviewer_recommender.services.audit_text import named_ids
+from reviewer_recommender.services.capacity import capacity_check, solve_defaults
+from reviewer_recommender.services.params import AssignmentIn
+from reviewer_recommender.services.tokens import (
     Principal,
-    Reader,
     TokenError,
     aware,
     create_token,
@@ -24,26 +28,17 @@ from api.auth import (
     revoke_token,
     token_state,
 )
-from api.capacity import capacity_check, solve_defaults
-from api.dependencies import Limit, Offset, SessionDep
-from api.errors import ApiError
-from api.ids import RowIdPath, TextQuery, VenueIdPath
-from api.models import ApiToken, AssignmentRow, AuditEntry, ReviewerRow, SubmissionRow, Venue
-from api.names import lookup
-from api.page_schemas import CapacityOut
-from api.schemas import (
-    AssignmentIn,
-    AuditOut,
-    MeOut,
-    Page,
-    TokenIn,
-    TokenInfoOut,
-    TokenOut,
-    VenueIn,
-    VenueOut,
+from reviewer_recommender.services.visibility import audit_actions, audit_view
+from reviewer_recommender.storage.models import (
+    ApiToken,
+    AssignmentRow,
+    AuditEntry,
+    ReviewerRow,
+    SubmissionRow,
+    Venue,
 )
-from api.store import audit, paginate
-from api.visibility import audit_actions, audit_view
+from reviewer_recommender.storage.names import lookup
+from reviewer_recommender.storage.repository import audit, paginate
 
 router = APIRouter(tags=["venues"])
 

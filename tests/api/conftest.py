@@ -20,10 +20,10 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from api.app import create_app
-from api.auth import create_token
-from api.db import Database
-from api.settings import Settings
 from recommender.affinity import RunOptions
+from reviewer_recommender.services.tokens import create_token
+from reviewer_recommender.settings import Settings
+from reviewer_recommender.storage.db import Database
 
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 BACKENDS = ("sqlite", "postgres")

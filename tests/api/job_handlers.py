@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from api.jobs import Handler, JobContext
+from reviewer_recommender.jobs.runner import Handler, JobContext
 
 
 def slow_fairness_problem(n_papers: int = 800, n_reviewers: int = 200, seed: int = 0) -> Any:

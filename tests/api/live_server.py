@@ -17,8 +17,8 @@ from pathlib import Path
 
 import httpx
 
-from api.auth import create_token
-from api.db import Database, migrate
+from reviewer_recommender.services.tokens import create_token
+from reviewer_recommender.storage.db import Database, migrate
 
 REPO = Path(__file__).resolve().parents[2]
 

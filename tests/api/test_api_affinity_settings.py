@@ -87,8 +87,8 @@ def test_models_are_chosen_by_name_and_numbers_are_bounded(api: Api) -> None:
 def test_a_default_model_that_is_not_installed_fails_the_job_in_the_cli_words(
     api: Api, monkeypatch: Any, tmp_path: Path, capsys: Any
 ) -> None:
-    from cli.main import main
     from recommender import packaged_models
+    from reviewer_recommender.cli.main import main
 
     # No MPNet parts installed, and no model assembled earlier where this run looks.
     monkeypatch.setattr(packaged_models, "_distribution", lambda package: None)

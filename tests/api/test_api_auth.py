@@ -12,9 +12,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from api.app import create_app
-from api.auth import create_token_cli
-from api.models import ApiToken
-from api.settings import Settings
+from reviewer_recommender.services.tokens import create_token_cli
+from reviewer_recommender.settings import Settings
+from reviewer_recommender.storage.models import ApiToken
 
 
 def _venue_paths(api: Api) -> list[tuple[str, str]]:

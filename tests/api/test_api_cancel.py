@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from job_handlers import handlers, quick, stubborn
 
-from api.db import Database, migrate
-from api.jobs import JobCancelled, JobContext, JobRunner
-from api.models import Job, Venue
+from reviewer_recommender.jobs.runner import JobCancelled, JobContext, JobRunner
+from reviewer_recommender.storage.db import Database, migrate
+from reviewer_recommender.storage.models import Job, Venue
 
 CANCEL_DEADLINE = 5.0
 VENUE = "cancel-venue"

@@ -104,7 +104,7 @@ def test_no_scores_yet_is_an_empty_state_and_the_favicon_is_served(api: Api) -> 
 
 
 def test_solving_on_stale_scores_says_recompute_affinity(api: Api) -> None:
-    from api.store import start_job
+    from reviewer_recommender.storage.repository import start_job
 
     venue, chair, _viewer = api.new_venue()
     load_venue(api, venue, chair)

@@ -144,7 +144,7 @@ def test_job_logs_are_entries_and_failures_have_codes(api: Api) -> None:
 
 
 def test_readable_log_renders_old_dict_lines() -> None:
-    from api.runinfo import log_entries, readable
+    from reviewer_recommender.services.runinfo import log_entries, readable
 
     assert readable("4 papers, config {'method': 'tfidf', 'top_k': None, 'w': 0.5}") == (
         "4 papers, config method tfidf, w 0.5"

@@ -282,7 +282,7 @@ def test_exports_name_their_file_safely(api: Api) -> None:
 
 
 def test_the_rules_agree_with_unicode_categories() -> None:
-    from api.ids import id_problem, text_problem
+    from reviewer_recommender.services.ids import id_problem, text_problem
 
     for code in [*range(0x00, 0x20), 0x7F, 0x85, 0x9F, 0x2028, 0x2029, 0xD800]:
         character = chr(code)

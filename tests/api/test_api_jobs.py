@@ -19,10 +19,10 @@ from conftest import Api, make_settings
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from api.auth import create_token
-from api.db import Database, migrate
-from api.jobs import JobContext, JobFailed, JobRunner
-from api.models import Job, Venue
+from reviewer_recommender.jobs.runner import JobContext, JobFailed, JobRunner
+from reviewer_recommender.services.tokens import create_token
+from reviewer_recommender.storage.db import Database, migrate
+from reviewer_recommender.storage.models import Job, Venue
 
 REPO = Path(__file__).resolve().parents[2]
 EMBEDDING = {"method": "embedding", "model": "all-MiniLM-L6-v2"}

@@ -15,10 +15,10 @@ from fastapi.testclient import TestClient
 from sqlalchemy import inspect, select, text
 
 from api.app import create_app
-from api.auth import hash_secret
-from api.db import Database, alembic_config, migrate
-from api.models import ApiToken, AssignmentRow, Base, Job
-from api.settings import Settings
+from reviewer_recommender.services.tokens import hash_secret
+from reviewer_recommender.settings import Settings
+from reviewer_recommender.storage.db import Database, alembic_config, migrate
+from reviewer_recommender.storage.models import ApiToken, AssignmentRow, Base, Job
 
 
 def test_migrations_match_models(database_url: str) -> None:
@@ -109,7 +109,7 @@ def test_0003_backfills_keys_and_numbers_and_downgrades(empty_database_url: str)
     """A 0002 database with reviewers (one named only by its OpenReview id), submissions,
     jobs and runs of two venues upgrades to head: search keys filled, jobs and runs
     numbered per venue in id order, runs unnamed; and back to 0002 with the data kept."""
-    from api.search import search
+    from reviewer_recommender.services.search import search
 
     database = Database(empty_database_url)
     now = datetime.now(UTC)

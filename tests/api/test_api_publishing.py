@@ -11,7 +11,7 @@ from conftest import Api
 from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 
-from api.models import AssignmentRow
+from reviewer_recommender.storage.models import AssignmentRow
 
 PARAMS = {"reviewers_per_paper": 1, "max_load": 2, "solver": "flow"}
 
@@ -278,9 +278,8 @@ def test_publishing_checks_bids_pins_loads_and_demand_as_stored_now(api: Api) ->
 
 def test_an_edit_racing_a_publication_loses_cleanly(api: Api) -> None:
     """Edits and publication move a run on from the version they read, atomically."""
-    from fastapi import HTTPException
-
-    from api.publishing import claim_version
+    from reviewer_recommender.errors import StateConflict
+    from reviewer_recommender.services.publishing import claim_version
 
     venue, chair, _viewer = api.new_venue()
     load_venue(api, venue, chair)
@@ -297,9 +296,9 @@ def test_an_edit_racing_a_publication_loses_cleanly(api: Api) -> None:
             json={"paper_id": "P1", "reviewer_id": reviewer_of_p1},
         )
         assert pinned.status_code == 200
-        with pytest.raises(HTTPException) as refused:
+        with pytest.raises(StateConflict) as refused:
             claim_version(reader, stale, states=("draft",))
-        assert refused.value.status_code == 409
+        assert refused.value.code == "stale_version"
     assert _run(api, venue, chair, run)["version"] == 2
 
 

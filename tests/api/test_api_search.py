@@ -11,9 +11,9 @@ from api_helpers import load_venue
 from conftest import Api
 from sqlalchemy import insert, text
 
-from api.models import ReviewerRow, SubmissionRow, Venue
-from api.store import reviewer_to_row, submission_to_row
 from recommender.corpus import Reviewer, Submission
+from reviewer_recommender.storage.models import ReviewerRow, SubmissionRow, Venue
+from reviewer_recommender.storage.repository import reviewer_to_row, submission_to_row
 
 
 def _search(api: Api, venue: str, token: str, kind: str, q: str, **params: Any) -> dict[str, Any]:

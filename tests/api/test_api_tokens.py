@@ -10,9 +10,9 @@ import pytest
 from conftest import Api
 from sqlalchemy import update
 
-from api.auth import create_token
-from api.models import ApiToken, Venue
-from cli.main import main
+from reviewer_recommender.cli.main import main
+from reviewer_recommender.services.tokens import create_token
+from reviewer_recommender.storage.models import ApiToken, Venue
 
 
 def test_admin_lists_tokens_by_prefix_and_never_their_secrets(api: Api) -> None:

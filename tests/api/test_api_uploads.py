@@ -12,7 +12,14 @@ from api_helpers import REVIEWERS, SUBMISSIONS, TFIDF
 from conftest import Api
 from sqlalchemy import func, select
 
-from api.models import AuditEntry, Bid, Conflict, Pin, ReviewerRow, SubmissionRow
+from reviewer_recommender.storage.models import (
+    AuditEntry,
+    Bid,
+    Conflict,
+    Pin,
+    ReviewerRow,
+    SubmissionRow,
+)
 
 GOOD_CSV = b"id,title,abstract\nP9,Ninth paper,About graphs\n"
 

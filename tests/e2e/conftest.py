@@ -51,9 +51,9 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     import uvicorn
 
     from api.app import create_app
-    from api.auth import create_token
-    from api.db import Database
-    from api.settings import Settings
+    from reviewer_recommender.services.tokens import create_token
+    from reviewer_recommender.settings import Settings
+    from reviewer_recommender.storage.db import Database
 
     data_dir = tmp_path_factory.mktemp("e2e-service")
     database_url = f"sqlite:///{data_dir / 'recommender.db'}"

@@ -32,8 +32,8 @@ class LiveServer:
     app: Any
 
     def token(self, role: str, venue_id: str, name: str) -> str:
-        from api.auth import create_token
-        from api.db import Database
+        from reviewer_recommender.services.tokens import create_token
+        from reviewer_recommender.storage.db import Database
 
         database = Database(self.database_url)
         try:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from cli.main import main
+from reviewer_recommender.cli.main import main
 
 TOPICS = [
     "graph neural networks message passing",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli.main import main
 from recommender.affinity import ScoringParams
 from recommender.evaluate import CV_CANDIDATES
+from reviewer_recommender.cli.main import main
 
 TOPICS = {
     "1": ["graph neural networks", "message passing on graphs"],

@@ -154,7 +154,7 @@ def cli_args(instance: Instance, files: dict[str, Path], output: Path) -> list[s
 
 def run_cli(args: list[str]) -> tuple[int, str, str]:
     """The CLI in-process: exit code, stdout, stderr."""
-    from cli.main import main
+    from reviewer_recommender.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -269,8 +269,8 @@ class ApiFace:
         """("ok", pairs) or ("failed", error) or ("refused", detail). ``stored_limits``: the
         instance's demand and custom max loads become the venue's stored tables instead of
         the request's maps."""
-        from api.auth import create_token
-        from api.models import (
+        from reviewer_recommender.services.tokens import create_token
+        from reviewer_recommender.storage.models import (
             AffinityRun,
             AffinityScore,
             Bid,

@@ -1,4 +1,5 @@
-"""Which standing pins and forbids each edit changes (services.edits, the one definition the
+"""Which standing pins and forbids each edit changes (reviewer_recommender.services.edits, the one
+definition the
 API's edits and bulk changes store)."""
 
 from __future__ import annotations
@@ -6,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from services.edits import ConstraintEdit, apply_edit, standing_edit
+from reviewer_recommender.services.edits import ConstraintEdit, apply_edit, standing_edit
 
 
 def test_each_edit_changes_the_standing_constraints_it_says() -> None:

@@ -87,7 +87,7 @@ FORMATS = st.builds(
 @pytest.fixture(scope="module")
 def api_face(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiFace]:
     from api.app import create_app
-    from api.settings import Settings
+    from reviewer_recommender.settings import Settings
 
     folder = tmp_path_factory.mktemp("faces")
     settings = Settings(
@@ -239,10 +239,9 @@ def test_parity_on_a_venue_with_every_input(api_face: ApiFace, tmp_path: Path) -
 def test_same_defaults_on_every_face() -> None:
     """The CLI's assign flags default to nothing (the model's defaults apply), the API body
     is the same model: one source of defaults."""
-    from api.schemas import AssignmentIn
-    from cli.assign import assign_params
-    from cli.main import build_parser
-    from services.params import AssignParams
+    from reviewer_recommender.cli.assign import assign_params
+    from reviewer_recommender.cli.main import build_parser
+    from reviewer_recommender.services.params import AssignmentIn, AssignParams
 
     args = build_parser().parse_args(["assign", "--scores", "s.csv", "--output", "a.csv"])
     from_cli = assign_params(args)
@@ -254,7 +253,7 @@ def test_same_defaults_on_every_face() -> None:
 
 
 def _params(**values: Any) -> Any:
-    from services.params import AssignParams
+    from reviewer_recommender.services.params import AssignParams
 
     return AssignParams(**values)
 

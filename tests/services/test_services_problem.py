@@ -13,17 +13,17 @@ import pytest
 
 from recommender.corpus import InputError, Reviewer
 from recommender.io import ScoreTable, read_scores
-from services.assignment import assign, choose_solver, json_safe
-from services.edits import (
+from reviewer_recommender.services.assignment import assign, choose_solver, json_safe
+from reviewer_recommender.services.edits import (
     apply_edit,
     edited_summary,
     limit_violations,
     params_limits,
     swap_edit,
 )
-from services.errors import OptionError
-from services.params import AssignParams, RequiredAttribute
-from services.problem import AssignInputs, Rows, build_problem
+from reviewer_recommender.services.errors import OptionError
+from reviewer_recommender.services.params import AssignParams, RequiredAttribute
+from reviewer_recommender.services.problem import AssignInputs, Rows, build_problem
 
 
 def grid(n_papers: int = 3, n_reviewers: int = 4, seed: int = 0) -> ScoreTable:

@@ -1,0 +1,153 @@
+"""``recommender score``: affinity of every (paper, reviewer) pair, written as a scores CSV
+with its configuration beside it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from reviewer_recommender.cli.common import (
+    CommandError,
+    add_affinity_options,
+    affinity_config,
+    build_params,
+    check_bid_weight,
+    default_help,
+    say,
+    writing,
+)
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "score",
+        help="affinity of every (paper, reviewer) pair",
+        description="Affinity of every (paper, reviewer) pair, written as "
+        "paper_id,reviewer_id,score; the full configuration (scoring parameters, inputs "
+        "with their SHA-256, bids, run options) goes to <stem>.config.json beside it.",
+    )
+    add_score_options(parser)
+    parser.set_defaults(handler=run)
+
+
+def add_score_options(parser: argparse.ArgumentParser) -> None:
+    from reviewer_recommender.services.params import ScoreParams
+
+    parser.add_argument(
+        "--archives",
+        type=Path,
+        required=True,
+        help="reviewer profiles: OpenReview archives folder, .zip, .csv or .json",
+    )
+    parser.add_argument(
+        "--publications",
+        type=Path,
+        default=None,
+        help="publications.csv when --archives is a reviewers.csv",
+    )
+    parser.add_argument(
+        "--submissions", type=Path, required=True, help="submissions.json / .jsonl / .csv"
+    )
+    parser.add_argument("--output", type=Path, required=True, help="scores CSV to write")
+    parser.add_argument(
+        "--bids",
+        type=Path,
+        default=None,
+        help="bids CSV paper_id,reviewer_id,bid folded into the score: score + W x bid, "
+        "with Very High 1, High 0.5, Neutral 0, Low -0.5, Very Low -1 (or the number given); "
+        "Not Willing and Conflict pairs are left out of the scores, so that no assignment "
+        "made from them can use those pairs",
+    )
+    parser.add_argument(
+        "--bid-weight",
+        type=float,
+        default=None,
+        metavar="W",
+        help=default_help(ScoreParams, "bid_weight", "weight W of a bid"),
+    )
+    parser.add_argument(
+        "--explain",
+        nargs=2,
+        metavar=("PAPER_ID", "REVIEWER_ID"),
+        default=None,
+        help="also print the evidence behind one pair's score",
+    )
+    parser.add_argument(
+        "--top-k",
+        type=int,
+        default=None,
+        metavar="N",
+        help="write only each paper's top N reviewers and each reviewer's top N papers "
+        "(union); default: every pair",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=["local", "dask"],
+        default=None,
+        help="local: this process (default); dask: paper blocks as Dask tasks (blockwise scoring)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="existing Dask scheduler, e.g. tcp://host:8786 (default with --engine dask: an "
+        "embedded local cluster of 2 worker processes)",
+    )
+    add_affinity_options(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from reviewer_recommender.services.files import file_digest, read_corpus
+    from reviewer_recommender.services.params import ScoreParams
+    from reviewer_recommender.services.problem import Rows
+    from reviewer_recommender.services.scoring import check_explain, score, write_scores
+
+    started = time.perf_counter()
+    if args.scheduler is not None and args.engine != "dask":
+        raise CommandError("--scheduler needs --engine dask")
+    params = build_params(
+        ScoreParams,
+        {
+            "bid_weight": args.bid_weight,
+            "top_k": args.top_k,
+            "engine": args.engine,
+            "scheduler": args.scheduler,
+        },
+    )
+    check_bid_weight(args)
+    scoring, options = affinity_config(args)
+    corpus = read_corpus(args.archives, args.submissions, args.publications)
+    if args.explain:
+        check_explain(corpus, *args.explain)
+    bids = None
+    if args.bids is not None:
+        from recommender.io import read_bids
+
+        if not args.bids.exists():
+            raise CommandError(f"{args.bids}: no such file or directory")
+        bids = Rows(read_bids(args.bids, with_lines=True), str(args.bids))
+    result = score(corpus, scoring, params, options=options, bids=bids)
+    for warning in result.warnings:
+        say(f"warning: {warning}")
+    provenance: dict[str, Any] = {}
+    for name in ("archives", "publications", "submissions", "bids"):
+        path = getattr(args, name)
+        if path is not None:
+            provenance[name] = {"path": str(path), "sha256": file_digest(path)}
+    with writing(args.output):
+        write_scores(result, args.output, params, provenance)
+    elapsed = time.perf_counter() - started
+    removed = (
+        f", {result.excluded_pairs} Not Willing pairs left out" if result.excluded_pairs else ""
+    )
+    print(
+        f"scored {len(result.affinity.paper_ids)} papers x {len(result.affinity.reviewer_ids)} "
+        f"reviewers ({scoring.method}, {params.engine}) in {elapsed:.1f} s{removed} -> "
+        f"{args.output}"
+    )
+    if args.explain:
+        print(json.dumps(result.model.explain(*args.explain).to_dict(), indent=2))
+    return 0

@@ -1,0 +1,65 @@
+"""Whether a solve can fit by counting alone, before it is queued: the solve form's live
+warning and the venue's suggested defaults. The same count as a solve's refusal
+(:func:`reviewer_recommender.services.assignment.capacity`, stored demands and max loads
+counted)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from reviewer_recommender.services.limits import resolve_limits
+from reviewer_recommender.services.params import AssignmentIn
+from reviewer_recommender.storage.models import ReviewerRow, SubmissionRow
+
+
+def _ids(session: Session, model: Any, venue_id: str) -> list[str]:
+    return [str(i) for i in session.scalars(select(model.id).where(model.venue_id == venue_id))]
+
+
+def capacity_check(session: Session, venue_id: str, body: AssignmentIn) -> dict[str, Any]:
+    """``CapacityOut`` for a solve with ``body`` in the venue as it is now."""
+    from reviewer_recommender.services.assignment import capacity, capacity_shortfall
+
+    parameters = body.model_dump(mode="json")
+    limits = resolve_limits(session, venue_id, parameters)
+    resolved = body.model_copy(
+        update={"demand": dict(limits.demand), "custom_max_load": dict(limits.max_load)}
+    )
+    papers = _ids(session, SubmissionRow, venue_id)
+    reviewers = _ids(session, ReviewerRow, venue_id)
+    totals = capacity(resolved, papers, reviewers)
+    return {
+        "fits": totals.fits,
+        "papers": totals.papers,
+        "reviewers": totals.reviewers,
+        "demand_total": totals.demand,
+        "capacity_total": totals.capacity,
+        "min_load_total": totals.min_load,
+        "stored_demands": limits.stored_demands,
+        "stored_max_loads": limits.stored_max_loads,
+        "shortfall": totals.shortfall,
+        "smallest_max_load": totals.smallest_max_load,
+        "message": capacity_shortfall(resolved, papers, reviewers),
+    }
+
+
+def solve_defaults(session: Session, venue_id: str) -> dict[str, Any]:
+    """The solve form's defaults for the venue: the service's, with the max load raised to
+    the smallest that fits when the default does not (``SolveDefaultsOut``)."""
+    defaults = AssignmentIn()
+    check = capacity_check(session, venue_id, defaults)
+    max_load = defaults.max_load
+    if not check["fits"] and check["smallest_max_load"] is not None:
+        max_load = max(max_load, int(check["smallest_max_load"]))
+        check = capacity_check(
+            session, venue_id, defaults.model_copy(update={"max_load": max_load})
+        )
+    return {
+        "reviewers_per_paper": defaults.reviewers_per_paper,
+        "min_load": defaults.min_load,
+        "max_load": max_load,
+        "fits": bool(check["fits"]),
+    }

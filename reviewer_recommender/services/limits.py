@@ -1,0 +1,304 @@
+"""Per-paper demand and per-reviewer max loads: stored venue resources and how a solve,
+an edit and a publication read them.
+
+A paper's demand is, first found: its row in the venue's stored demands, its entry in the
+solve's ``demand`` map, the solve's ``reviewers_per_paper``. A reviewer's max load likewise:
+stored max loads, the solve's ``custom_max_load``, its ``max_load``; the min load is
+``min(min_load, max load)``. Stored rows win over a solve's maps (the same order as the
+service layer's files over parameters), and a solve whose map contradicts a stored row is
+refused rather than silently overridden.
+
+Every solve reads the stored rows when it runs; an edit or a publication checks a run
+against the rows stored *now*, so lowering a reviewer's load after a solve is caught before
+that run goes live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+from sqlalchemy import delete, func, insert, select
+from sqlalchemy.orm import Session
+
+from recommender.corpus import InputError, Problem
+from reviewer_recommender.storage.models import (
+    PaperDemand,
+    ReviewerMaxLoad,
+    ReviewerRow,
+    SubmissionRow,
+)
+from reviewer_recommender.storage.repository import audit, not_found
+
+
+def stored_demands(session: Session, venue_id: str) -> dict[str, int]:
+    return {
+        str(p): int(d)
+        for p, d in session.execute(
+            select(PaperDemand.paper_id, PaperDemand.demand).where(PaperDemand.venue_id == venue_id)
+        )
+    }
+
+
+def stored_max_loads(session: Session, venue_id: str) -> dict[str, int]:
+    return {
+        str(r): int(m)
+        for r, m in session.execute(
+            select(ReviewerMaxLoad.reviewer_id, ReviewerMaxLoad.max_load).where(
+                ReviewerMaxLoad.venue_id == venue_id
+            )
+        )
+    }
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The demand and loads a run is held to. ``demand``/``max_load`` hold the ids whose
+    value differs from the defaults' source (stored rows and the solve's maps)."""
+
+    reviewers_per_paper: int
+    max_load_default: int
+    min_load_default: int
+    demand: Mapping[str, int] = field(default_factory=dict)
+    max_load: Mapping[str, int] = field(default_factory=dict)
+    stored_demands: int = 0
+    stored_max_loads: int = 0
+
+    def demand_of(self, paper_id: str) -> int:
+        return int(self.demand.get(paper_id, self.reviewers_per_paper))
+
+    def max_of(self, reviewer_id: str) -> int:
+        return int(self.max_load.get(reviewer_id, self.max_load_default))
+
+    def min_of(self, reviewer_id: str) -> int:
+        return min(self.min_load_default, self.max_of(reviewer_id))
+
+    def demand_array(self, paper_ids: Sequence[str]) -> npt.NDArray[np.int64]:
+        return _per_id(paper_ids, self.demand, self.reviewers_per_paper)
+
+    def max_array(self, reviewer_ids: Sequence[str]) -> npt.NDArray[np.int64]:
+        return _per_id(reviewer_ids, self.max_load, self.max_load_default)
+
+    def min_array(self, reviewer_ids: Sequence[str]) -> npt.NDArray[np.int64]:
+        return np.minimum(self.min_load_default, self.max_array(reviewer_ids))
+
+    def describe(self) -> dict[str, Any]:
+        """What a run records of the limits it was solved under."""
+        return {
+            "reviewers_per_paper": self.reviewers_per_paper,
+            "max_load": self.max_load_default,
+            "min_load": self.min_load_default,
+            "demand": dict(self.demand),
+            "custom_max_load": dict(self.max_load),
+            "stored_demands": self.stored_demands,
+            "stored_max_loads": self.stored_max_loads,
+        }
+
+
+def _per_id(ids: Sequence[str], values: Mapping[str, int], default: int) -> npt.NDArray[np.int64]:
+    series = pd.Series(default, index=pd.Index(list(ids), dtype=object), dtype=np.int64)
+    if values:
+        known = series.index.intersection(list(values))
+        series[known] = [int(values[i]) for i in known]
+    return series.to_numpy(dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class StoredLimits:
+    """The venue's stored per-paper demands and per-reviewer max loads, read once."""
+
+    demands: Mapping[str, int]
+    max_loads: Mapping[str, int]
+
+    def demand_rows(self) -> pd.DataFrame:
+        """``paper_id, demand`` rows (the service layer's demand rows, like a ``--demand``
+        file's)."""
+        return pd.DataFrame(list(self.demands.items()), columns=["paper_id", "demand"]).astype(
+            {"demand": "int64"}
+        )
+
+    def max_load_rows(self) -> pd.DataFrame:
+        """``reviewer_id, max`` rows (the service layer's load rows, like a
+        ``--custom-max-papers`` file's)."""
+        return pd.DataFrame(list(self.max_loads.items()), columns=["reviewer_id", "max"]).astype(
+            {"max": "int64"}
+        )
+
+
+def read_stored_limits(session: Session, venue_id: str) -> StoredLimits:
+    return StoredLimits(stored_demands(session, venue_id), stored_max_loads(session, venue_id))
+
+
+def demands_frame(session: Session, venue_id: str) -> pd.DataFrame:
+    """The stored demands as ``paper_id, demand`` rows (the service layer's demand rows)."""
+    return read_stored_limits(session, venue_id).demand_rows()
+
+
+def max_loads_frame(session: Session, venue_id: str) -> pd.DataFrame:
+    """The stored max loads as ``reviewer_id, max`` rows (the service layer's load rows)."""
+    return read_stored_limits(session, venue_id).max_load_rows()
+
+
+def _default(parameters: Mapping[str, Any], name: str) -> int:
+    from reviewer_recommender.services.params import AssignmentIn
+
+    value = parameters.get(name)
+    return int(AssignmentIn.model_fields[name].default if value is None else value)
+
+
+def resolve_limits(
+    session: Session,
+    venue_id: str,
+    parameters: Mapping[str, Any],
+    stored: StoredLimits | None = None,
+) -> Limits:
+    """The limits of a solve with ``parameters`` (an AssignmentIn dump; absent fields take
+    its defaults), under the venue's stored demand and max loads as they are now (or as
+    ``stored`` read them). The same precedence as
+    :func:`reviewer_recommender.services.problem.build_problem`
+    given the stored rows as its ``demand``/``max_loads`` rows: rows over maps over
+    defaults."""
+    if stored is None:
+        stored = read_stored_limits(session, venue_id)
+    demands = dict(stored.demands)
+    max_loads = dict(stored.max_loads)
+    inline_demand = {str(k): int(v) for k, v in (parameters.get("demand") or {}).items()}
+    inline_max = {str(k): int(v) for k, v in (parameters.get("custom_max_load") or {}).items()}
+    return Limits(
+        reviewers_per_paper=_default(parameters, "reviewers_per_paper"),
+        max_load_default=_default(parameters, "max_load"),
+        min_load_default=_default(parameters, "min_load"),
+        demand={**inline_demand, **demands},
+        max_load={**inline_max, **max_loads},
+        stored_demands=len(demands),
+        stored_max_loads=len(max_loads),
+    )
+
+
+def contradictions(session: Session, venue_id: str, parameters: Mapping[str, Any]) -> list[str]:
+    """Entries of a solve's ``demand``/``custom_max_load`` maps that a stored row overrides
+    with another value (the solve would silently not do what it asks)."""
+    found = []
+    for key, stored, what, resource in (
+        ("demand", stored_demands(session, venue_id), "demand", "paper-demands"),
+        ("custom_max_load", stored_max_loads(session, venue_id), "max load", "reviewer-max-loads"),
+    ):
+        for item, value in (parameters.get(key) or {}).items():
+            if item in stored and stored[item] != int(value):
+                found.append(
+                    f"{key}[{item!r}] = {value}, but the venue stores {what} {stored[item]} "
+                    f"for {item!r} (stored values win: change /{resource} or drop the entry)"
+                )
+    return found
+
+
+def unknown_ids(session: Session, venue_id: str, parameters: Mapping[str, Any]) -> list[str]:
+    """Ids of a solve's ``demand``/``custom_max_load`` maps the venue does not have."""
+    found = []
+    papers = set(parameters.get("demand") or {})
+    if papers:
+        known = set(
+            session.scalars(
+                select(SubmissionRow.id).where(
+                    SubmissionRow.venue_id == venue_id, SubmissionRow.id.in_(sorted(papers))
+                )
+            )
+        )
+        found += [f"demand: paper {p!r} not found" for p in sorted(papers - known)]
+    reviewers = set(parameters.get("custom_max_load") or {})
+    if reviewers:
+        known = set(
+            session.scalars(
+                select(ReviewerRow.id).where(
+                    ReviewerRow.venue_id == venue_id, ReviewerRow.id.in_(sorted(reviewers))
+                )
+            )
+        )
+        found += [f"custom_max_load: reviewer {r!r} not found" for r in sorted(reviewers - known)]
+    return found
+
+
+def _unknown(
+    session: Session, venue_id: str, ids: Sequence[str], model: Any, what: str, source: str
+) -> list[Problem]:
+    known = set(session.scalars(select(model.id).where(model.venue_id == venue_id)))
+    return [
+        Problem(source, None, f"{what}_id", f"unknown {what} id {i!r}")
+        for i in sorted(set(ids) - known)
+    ]
+
+
+def replace_demands(session: Session, venue_id: str, frame: pd.DataFrame, source: str) -> int:
+    """Replace the venue's stored demands with ``frame`` (``paper_id, demand``), in the
+    caller's transaction; InputError naming every unknown paper (nothing changed then)."""
+    problems = _unknown(session, venue_id, list(frame["paper_id"]), SubmissionRow, "paper", source)
+    if problems:
+        raise InputError(problems)
+    session.execute(delete(PaperDemand).where(PaperDemand.venue_id == venue_id))
+    rows = [
+        {"venue_id": venue_id, "paper_id": str(p), "demand": int(d)}
+        for p, d in zip(frame["paper_id"], frame["demand"], strict=True)
+    ]
+    if rows:
+        session.execute(insert(PaperDemand), rows)
+    return len(rows)
+
+
+def replace_max_loads(session: Session, venue_id: str, frame: pd.DataFrame, source: str) -> int:
+    """Replace the venue's stored max loads with ``frame`` (``reviewer_id, max``)."""
+    problems = _unknown(
+        session, venue_id, list(frame["reviewer_id"]), ReviewerRow, "reviewer", source
+    )
+    if problems:
+        raise InputError(problems)
+    session.execute(delete(ReviewerMaxLoad).where(ReviewerMaxLoad.venue_id == venue_id))
+    rows = [
+        {"venue_id": venue_id, "reviewer_id": str(r), "max_load": int(m)}
+        for r, m in zip(frame["reviewer_id"], frame["max"], strict=True)
+    ]
+    if rows:
+        session.execute(insert(ReviewerMaxLoad), rows)
+    return len(rows)
+
+
+@dataclass(frozen=True)
+class StoredTable:
+    """One of the venue's stored limit tables: its row model, the column naming an entry,
+    the prefix of its audit actions and what a 404 calls a missing entry."""
+
+    model: type[PaperDemand] | type[ReviewerMaxLoad]
+    key: str
+    action: str
+    entry: str
+
+
+DEMANDS = StoredTable(PaperDemand, "paper_id", "paper_demands", "stored demand of paper")
+MAX_LOADS = StoredTable(
+    ReviewerMaxLoad, "reviewer_id", "reviewer_max_loads", "stored max load of reviewer"
+)
+
+
+def delete_stored_entry(
+    session: Session, venue_id: str, table: StoredTable, entry_id: str, actor: str
+) -> None:
+    """Remove one stored entry of ``table`` (404 when there is none) and audit it, in the
+    caller's transaction."""
+    row = session.get(table.model, (venue_id, entry_id))
+    if row is None:
+        raise not_found(table.entry, entry_id)
+    session.delete(row)
+    audit(session, venue_id, actor, f"{table.action}.delete", **{table.key: entry_id})
+
+
+def clear_stored_table(session: Session, venue_id: str, table: StoredTable, actor: str) -> int:
+    """Remove every stored entry of ``table`` and audit it, in the caller's transaction;
+    returns how many there were."""
+    model = table.model
+    count = int(session.scalar(select(func.count()).where(model.venue_id == venue_id)) or 0)
+    session.execute(delete(model).where(model.venue_id == venue_id))
+    audit(session, venue_id, actor, f"{table.action}.clear", rows=count)
+    return count

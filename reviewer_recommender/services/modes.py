@@ -1,0 +1,317 @@
+"""Assignment modes of the API: the randomness figures of a run, and emergency
+re-assignment of the live run (logic kept out of the routers).
+
+**Randomness.** A randomized solve (``perturbation`` and/or ``probability_cap``) stores in
+its summary the metrics of :mod:`matching.randomness`, measured on the marginals it sampled
+from, with the same metrics of the deterministic optimum beside them; :func:`randomness`
+lays them out as a table.
+
+**Re-assignment.** :func:`reassign_live` builds a draft from the venue's live run with
+:func:`reviewer_recommender.services.reassign.reassign` (every live pair kept except those of
+withdrawn
+reviewers, removed pairs and pairs that are conflicts now; only the vacated slots filled,
+or the fewest pairs moved), stores the withdrawals and removals as standing constraints
+(a withdrawn reviewer's max load becomes 0, a removed pair a chair's forbid, their pins
+are dropped: later solves and every publishing check respect them), and records the
+draft's difference from the live run in its summary (``reassignment``). The draft is
+published like any other, through :func:`reviewer_recommender.services.publishing.publish`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import delete, insert, select
+from sqlalchemy.orm import Session
+
+from reviewer_recommender.errors import InvalidRequest, StateConflict
+from reviewer_recommender.jobs.handlers import json_safe
+from reviewer_recommender.services.limits import read_stored_limits, resolve_limits
+from reviewer_recommender.services.params import ReassignParams
+from reviewer_recommender.services.publishing import run_pairs
+from reviewer_recommender.services.runs import live_run
+from reviewer_recommender.storage.models import (
+    AssignmentPair,
+    AssignmentRow,
+    Conflict,
+    Pin,
+    ReviewerMaxLoad,
+    ReviewerRow,
+    SubmissionRow,
+)
+from reviewer_recommender.storage.repository import (
+    add_numbered,
+    audit,
+    bids_frame,
+    conflicts_frame,
+    pins_frame,
+    require_run,
+    scores_frame,
+)
+
+# changed pairs listed in a draft's summary (the counts are always complete)
+LISTED_CHANGES = 5000
+
+
+def randomness(row: AssignmentRow) -> dict[str, Any]:
+    """The randomness table of run ``row`` (see :class:`api.schemas.RandomnessOut`)."""
+    from matching.randomness import DESCRIPTIONS, METRICS
+
+    summary = row.summary or {}
+    figures = summary.get("randomness")
+    solver = summary.get("solver_parameters") or {}
+    if not isinstance(figures, dict):
+        return {
+            "assignment_id": row.id,
+            "randomized": False,
+            "solver": summary.get("solver"),
+            "message": f"assignment {row.id} was solved deterministically "
+            f"({summary.get('solver', 'unknown solver')}): every pair is certain",
+            "metrics": [],
+        }
+    deterministic = figures.get("deterministic") or {}
+    return {
+        "assignment_id": row.id,
+        "randomized": True,
+        "solver": summary.get("solver"),
+        "perturbation": solver.get("beta"),
+        "probability_cap": solver.get("q"),
+        "seed": summary.get("seed"),
+        "expected_objective": figures.get("expected_objective"),
+        "deterministic_optimum": figures.get("deterministic_optimum"),
+        "sample_objective": summary.get("solver_objective", summary.get("objective")),
+        "after_edits": figures.get("after_edits"),
+        "message": "figures of the distribution the run was sampled from, beside the best "
+        "deterministic assignment's",
+        "metrics": [
+            {
+                "name": name,
+                "label": DESCRIPTIONS[name][0],
+                "description": DESCRIPTIONS[name][1],
+                "randomized": figures.get(name),
+                "deterministic": deterministic.get(name),
+            }
+            for name in METRICS
+        ],
+    }
+
+
+def _unknown(wanted: list[str], known: set[str], what: str) -> list[str]:
+    return [f"unknown {what} {value!r}" for value in wanted if value not in known][:20]
+
+
+def reassign_live(
+    session: Session,
+    venue_id: str,
+    *,
+    withdraw: list[str],
+    remove: list[tuple[str, str]],
+    reason: str,
+    actor: str,
+) -> tuple[AssignmentRow, Any]:
+    """Create the re-assignment draft of the venue's live run; returns (draft row, the
+    service's :class:`reviewer_recommender.services.reassign.ReassignResult`). The caller commits.
+
+    409: no live run, no affinities, or no assignment exists even moving live pairs (the
+    diagnosis); 422: nothing to do, unknown ids, a pair to remove that is not live."""
+    from matching import Infeasible
+    from recommender.corpus import InputError
+    from recommender.io import ScoreTable
+    from reviewer_recommender.services.errors import OptionError
+    from reviewer_recommender.services.problem import Rows
+    from reviewer_recommender.services.reassign import ReassignInputs, reassign
+
+    live = live_run(session, venue_id)
+    if live is None:
+        raise StateConflict(
+            None,
+            f"venue {venue_id!r} has no live assignment to re-assign; publish one first",
+        )
+    if not withdraw and not remove:
+        raise InvalidRequest(
+            None,
+            "nothing to re-assign: name withdrawn reviewers (withdraw) and/or pairs to remove "
+            "(remove)",
+        )
+    run = require_run(session, venue_id)
+    paper_ids = list(
+        session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id))
+    )
+    reviewer_ids = list(
+        session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id))
+    )
+    live_pairs = run_pairs(session, live.id)
+    live_keys = set(zip(live_pairs["paper_id"], live_pairs["reviewer_id"], strict=True))
+    problems = _unknown(withdraw, set(reviewer_ids), "reviewer")
+    problems += [
+        f"({p}, {r}) is not a pair of the live assignment {live.id}"
+        for p, r in remove
+        if (p, r) not in live_keys
+    ][:20]
+    if problems:
+        raise InvalidRequest(None, "; ".join(problems))
+    stored = read_stored_limits(session, venue_id)
+    limits = resolve_limits(session, venue_id, live.parameters or {}, stored)
+    fields = set(ReassignParams.model_fields)
+    params = ReassignParams.model_validate(
+        {k: v for k, v in (live.parameters or {}).items() if k in fields}
+    )
+    inputs = ReassignInputs(
+        live=Rows(live_pairs[["paper_id", "reviewer_id", "score"]], f"live assignment {live.id}"),
+        scores=ScoreTable.from_frame(
+            scores_frame(session, run.id), source=f"affinity run {run.id}"
+        ),
+        withdraw=Rows(pd.DataFrame({"reviewer_id": withdraw}, dtype=object), "withdraw"),
+        remove=Rows(
+            pd.DataFrame(remove, columns=["paper_id", "reviewer_id"], dtype=object), "remove"
+        ),
+        conflicts=Rows(conflicts_frame(session, venue_id), "venue conflicts"),
+        pins=Rows(pins_frame(session, venue_id), "venue pins"),
+        bids=Rows(bids_frame(session, venue_id), "venue bids"),
+        fold_bids=False,  # stored scores already hold the bid preferences
+        demand=Rows(stored.demand_rows(), "the venue's stored paper demands"),
+        max_loads=Rows(stored.max_load_rows(), "the venue's stored reviewer max loads"),
+        paper_ids=paper_ids,
+        reviewer_ids=reviewer_ids,
+    )
+    try:
+        result = reassign(inputs, params)
+    except Infeasible as infeasible:
+        raise StateConflict(
+            None,
+            f"no re-assignment exists, even moving live pairs: {infeasible.diagnosis}",
+        ) from infeasible
+    except (InputError, OptionError) as error:
+        raise InvalidRequest(None, str(error)) from error
+
+    _record(session, venue_id, withdraw, remove, reason or f"re-assignment by {actor}", actor)
+    changes = {
+        "derived_from": live.id,
+        "derived_from_version": live.version,
+        "withdrawn": sorted(set(withdraw)),
+        "removed_pairs": [list(pair) for pair in remove],
+        "reason": reason,
+        "added": json_safe(result.added.head(LISTED_CHANGES).to_dict("records")),
+        "removed": json_safe(result.removed.head(LISTED_CHANGES).to_dict("records")),
+    }
+    assignment_figures = result.assignment.summary()
+    assignment_figures.pop("parameters", None)
+    summary = json_safe(
+        {
+            **assignment_figures,
+            **result.summary,
+            "solver_choice": "re-assignment of the live run: " + str(result.summary["minimality"]),
+            "warnings": result.warnings,
+            "limits": limits.describe(),
+            "reassignment": changes,
+        }
+    )
+    label = f"#{live.number}" if live.number is not None else f"run {live.id}"
+    # numbered within the venue like every run, its lineage naming the live run
+    row = add_numbered(
+        session,
+        AssignmentRow,
+        venue_id,
+        lambda number: AssignmentRow(
+            venue_id=venue_id,
+            number=number,
+            derived_from={
+                "kind": "re-assignment",
+                "assignment_id": live.id,
+                "assignment_number": live.number,
+                "text": f"re-assignment of {label} (version {live.version})",
+            },
+            job_id=None,
+            affinity_run_id=run.id,
+            state="draft",
+            parameters=dict(live.parameters or {}),
+            summary=summary,
+        ),
+    )
+    pairs = result.pairs()
+    if len(pairs):
+        session.execute(
+            insert(AssignmentPair),
+            [
+                {
+                    "assignment_id": row.id,
+                    "paper_id": str(p),
+                    "reviewer_id": str(r),
+                    "score": float(s),
+                    "pinned": bool(pinned),
+                }
+                for p, r, s, pinned in zip(
+                    pairs["paper_id"],
+                    pairs["reviewer_id"],
+                    pairs["score"],
+                    pairs["pinned"],
+                    strict=True,
+                )
+            ],
+        )
+    audit(
+        session,
+        venue_id,
+        actor,
+        "assignment.reassign",
+        assignment_id=row.id,
+        derived_from=live.id,
+        derived_from_version=live.version,
+        withdrawn=sorted(set(withdraw)),
+        removed_pairs=[list(pair) for pair in remove],
+        stage=result.reassignment.stage,
+        kept=result.kept,
+        added=len(result.added),
+        removed=len(result.removed),
+        moved=int((result.removed["reason"] == "moved").sum()),
+        reason=reason,
+    )
+    session.flush()
+    return row, result
+
+
+def _record(
+    session: Session,
+    venue_id: str,
+    withdraw: list[str],
+    remove: list[tuple[str, str]],
+    reason: str,
+    actor: str,
+) -> None:
+    """Withdrawals and removals as standing constraints: max load 0, forbids, no pins."""
+    for reviewer_id in sorted(set(withdraw)):
+        row = session.get(ReviewerMaxLoad, (venue_id, reviewer_id))
+        if row is None:
+            session.add(ReviewerMaxLoad(venue_id=venue_id, reviewer_id=reviewer_id, max_load=0))
+        else:
+            row.max_load = 0
+    if withdraw:
+        session.execute(
+            delete(Pin).where(Pin.venue_id == venue_id, Pin.reviewer_id.in_(sorted(set(withdraw))))
+        )
+    for paper_id, reviewer_id in dict.fromkeys(remove):
+        if session.get(Conflict, (venue_id, paper_id, reviewer_id, "forbid")) is None:
+            session.add(
+                Conflict(
+                    venue_id=venue_id,
+                    paper_id=paper_id,
+                    reviewer_id=reviewer_id,
+                    source="forbid",
+                    reason=reason,
+                )
+            )
+        pin = session.get(Pin, (venue_id, paper_id, reviewer_id))
+        if pin is not None:
+            session.delete(pin)
+    session.flush()
+    del actor  # recorded by the caller's audit entry
+
+
+def changed_pairs(frame: pd.DataFrame, reason: str | None = None) -> list[dict[str, Any]]:
+    """Rows ``paper_id, reviewer_id, score[, reason]`` as JSON-safe dicts."""
+    if reason is not None:
+        frame = frame.assign(reason=reason)
+    frame = frame.assign(score=frame["score"].astype(np.float64))
+    return list(json_safe(frame.to_dict("records")))

@@ -1,0 +1,79 @@
+"""A pair's score, conflicts and bid, with the evidence behind the score (shared by the
+affinity and assignment routers)."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from reviewer_recommender.services.explain import ExplainerCache
+from reviewer_recommender.services.results import PairScoreOut
+from reviewer_recommender.storage.models import AffinityScore
+from reviewer_recommender.storage.names import lookup
+from reviewer_recommender.storage.repository import (
+    pair_marks,
+    require_paper,
+    require_reviewer,
+    require_run,
+)
+
+
+def pair_score(
+    explainers: ExplainerCache,
+    session: Session,
+    venue_id: str,
+    paper_id: str,
+    reviewer_id: str,
+    *,
+    explain: bool,
+    store: bool,
+    marks: bool = True,
+) -> PairScoreOut:
+    """Score of a pair from the latest run; a pair not stored is computed and, with
+    ``store``, added to the session as a requested pair (the caller commits: reads never
+    store). ``marks=False`` leaves out bids and conflict reasons (null)."""
+    run = require_run(session, venue_id)
+    require_paper(session, venue_id, paper_id)
+    require_reviewer(session, venue_id, reviewer_id)
+    stored = session.get(AffinityScore, (run.id, paper_id, reviewer_id))
+    explanation = None
+    if stored is None or explain:
+        model, _stale = explainers.model(session, run)
+        evidence = model.explain(paper_id, reviewer_id)
+        explanation = evidence.to_dict() if explain else None
+        score = float(stored.score) if stored is not None else float(evidence.score)
+        if stored is None and store:
+            session.add(
+                AffinityScore(
+                    run_id=run.id,
+                    paper_id=paper_id,
+                    reviewer_id=reviewer_id,
+                    score=score,
+                    requested=True,
+                )
+            )
+            session.flush()
+    else:
+        score = float(stored.score)
+    names = lookup(session, venue_id, [paper_id], [reviewer_id])
+    if not marks:
+        return PairScoreOut(
+            paper_id=paper_id,
+            paper_title=names.title(paper_id),
+            reviewer_id=reviewer_id,
+            reviewer_name=names.name(reviewer_id),
+            score=score,
+            conflict=None,
+            bid=None,
+            explanation=explanation,
+        )
+    conflicts, bids = pair_marks(session, venue_id, [(paper_id, reviewer_id)])
+    return PairScoreOut(
+        paper_id=paper_id,
+        paper_title=names.title(paper_id),
+        reviewer_id=reviewer_id,
+        reviewer_name=names.name(reviewer_id),
+        score=score,
+        conflict=conflicts.get((paper_id, reviewer_id), []),
+        bid=bids.get((paper_id, reviewer_id)),
+        explanation=explanation,
+    )

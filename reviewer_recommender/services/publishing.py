@@ -1,0 +1,318 @@
+"""Checking a run against the venue's current hard constraints, publishing it, and keeping
+an edited run's numbers honest.
+
+States: ``draft`` → ``live`` → ``superseded`` (see
+:class:`reviewer_recommender.storage.models.AssignmentRow`). At most
+one run per venue is live. Publishing (``deploy``) names the run and the version the chair
+looked at; it is refused while the run breaks a hard constraint the venue has *now*
+(conflicts of interest, Not Willing/Conflict bids, forbidden pairs, pinned pairs, reviewer
+loads, paper demand) unless the chair overrides each listed item with a reason. Rolling back
+is publishing a superseded run again, through the same checks.
+
+The check is venue-level logic kept out of the routers; once the matching layer lists the
+violations of a pair set against an ``AssignmentProblem``, :func:`violations` can build the
+problem from the venue and translate those into the same records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+from sqlalchemy import and_, select, update
+from sqlalchemy.orm import Session
+
+from reviewer_recommender.errors import InvalidRequest, StateConflict
+from reviewer_recommender.services.edits import Violation, limit_violations
+from reviewer_recommender.services.edits import edited_summary as services_edited_summary
+from reviewer_recommender.services.limits import resolve_limits
+from reviewer_recommender.storage.models import (
+    AffinityScore,
+    AssignmentPair,
+    AssignmentRow,
+    Conflict,
+    Pin,
+    ReviewerRow,
+    SubmissionRow,
+    utcnow,
+)
+from reviewer_recommender.storage.names import name_rows
+from reviewer_recommender.storage.repository import audit
+
+# how a conflict's source reads in a violation
+CONFLICT_KINDS = {"detected": "conflict", "uploaded": "conflict", "bid": "bid", "forbid": "forbid"}
+# violations listed in a refusal (the total is always given)
+LISTED = 1000
+
+
+def run_pairs(session: Session, assignment_id: int) -> pd.DataFrame:
+    return pd.DataFrame(
+        session.execute(
+            select(
+                AssignmentPair.paper_id,
+                AssignmentPair.reviewer_id,
+                AssignmentPair.score,
+                AssignmentPair.pinned,
+            ).where(AssignmentPair.assignment_id == assignment_id)
+        ).all(),
+        columns=["paper_id", "reviewer_id", "score", "pinned"],
+    )
+
+
+def violations(
+    session: Session, row: AssignmentRow, pairs: pd.DataFrame | None = None
+) -> list[Violation]:
+    """Every hard constraint of the venue, as stored now, that run ``row`` breaks: pair
+    constraints first (by paper, reviewer), then loads (by reviewer), then demand (by paper).
+    ``pairs``: the run's pairs when the caller already read them (:func:`run_pairs`)."""
+    venue_id = row.venue_id
+    found: list[Violation] = []
+    for paper_id, reviewer_id, source, reason in session.execute(
+        select(Conflict.paper_id, Conflict.reviewer_id, Conflict.source, Conflict.reason)
+        .join(
+            AssignmentPair,
+            and_(
+                AssignmentPair.paper_id == Conflict.paper_id,
+                AssignmentPair.reviewer_id == Conflict.reviewer_id,
+            ),
+        )
+        .where(Conflict.venue_id == venue_id, AssignmentPair.assignment_id == row.id)
+        .order_by(Conflict.paper_id, Conflict.reviewer_id, Conflict.source)
+    ):
+        kind = CONFLICT_KINDS.get(source, "conflict")
+        words = {
+            "conflict": f"conflict of interest ({source}{': ' + reason if reason else ''})",
+            "bid": f"the reviewer bid {reason.removeprefix('bid ') or 'Not Willing'}",
+            "forbid": f"forbidden by a chair{': ' + reason if reason else ''}",
+        }[kind]
+        found.append(Violation(kind, paper_id, reviewer_id, words))
+
+    if pairs is None:
+        pairs = run_pairs(session, row.id)
+    assigned = set(zip(pairs["paper_id"], pairs["reviewer_id"], strict=True))
+    papers = list(
+        session.scalars(
+            select(SubmissionRow.id)
+            .where(SubmissionRow.venue_id == venue_id)
+            .order_by(SubmissionRow.id)
+        )
+    )
+    reviewers = list(
+        session.scalars(
+            select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id).order_by(ReviewerRow.id)
+        )
+    )
+    for paper_id, reviewer_id in session.execute(
+        select(Pin.paper_id, Pin.reviewer_id)
+        .where(Pin.venue_id == venue_id)
+        .order_by(Pin.paper_id, Pin.reviewer_id)
+    ):
+        if (paper_id, reviewer_id) not in assigned:
+            found.append(
+                Violation(
+                    "pin", paper_id, reviewer_id, "pinned by a chair but missing from this run"
+                )
+            )
+
+    limits = resolve_limits(session, venue_id, row.parameters or {})
+    found += limit_violations(
+        pairs,
+        paper_ids=papers,
+        demand=limits.demand_array(papers),
+        reviewer_ids=reviewers,
+        min_load=limits.min_array(reviewers),
+        max_load=limits.max_array(reviewers),
+    )
+    return found
+
+
+def describe(violation: Violation) -> str:
+    return violation.describe()
+
+
+def refusal(
+    row: AssignmentRow,
+    found: Sequence[Violation],
+    action: str,
+    session: Session | None = None,
+) -> StateConflict:
+    """409 listing the violations (at most LISTED, named when ``session`` is given) and
+    what the chair can do."""
+    shown = "; ".join(describe(v) for v in found[:5])
+    more = f" and {len(found) - 5} more" if len(found) > 5 else ""
+    message = (
+        f"{action} assignment {row.id} (version {row.version}) refused: it breaks "
+        f"{len(found)} of the venue's current hard constraint{'s' if len(found) != 1 else ''}"
+        f": {shown}{more}. Re-solve for a draft that respects them, or override each listed "
+        "item (overrides: [{paper_id, reviewer_id, reason}], paper_id or reviewer_id null "
+        "for loads and demand)"
+    )
+    listed = [v.to_dict() for v in found[:LISTED]]
+    if session is not None:
+        listed = name_rows(session, row.venue_id, listed)
+    return StateConflict(
+        "constraint_violations",
+        {
+            "message": message,
+            "assignment_id": row.id,
+            "version": row.version,
+            "total": len(found),
+            "violations": listed,
+        },
+        total=len(found),
+        violations=listed,
+    )
+
+
+def uncovered(
+    found: Sequence[Violation], overrides: Sequence[tuple[str | None, str | None]]
+) -> tuple[list[Violation], list[tuple[str | None, str | None]]]:
+    """Violations no override names, and overrides that name no violation."""
+    wanted = set(overrides)
+    targets = {v.target for v in found}
+    return [v for v in found if v.target not in wanted], [o for o in overrides if o not in targets]
+
+
+def claim_version(
+    session: Session, row: AssignmentRow, *, states: Sequence[str], **values: Any
+) -> None:
+    """Move ``row`` on from the version it was read at, atomically: bump its version (and
+    set ``values``) only if nobody changed it meanwhile and it is still in ``states``;
+    409 otherwise (concurrent edit or publication). Works alike on SQLite and PostgreSQL."""
+    result = session.execute(
+        update(AssignmentRow)
+        .where(
+            AssignmentRow.id == row.id,
+            AssignmentRow.version == row.version,
+            AssignmentRow.state.in_(list(states)),
+        )
+        .values(version=AssignmentRow.version + 1, **values)
+        .execution_options(synchronize_session=False)
+    )
+    if getattr(result, "rowcount", 0) != 1:
+        session.rollback()
+        raise StateConflict(
+            "stale_version",
+            f"assignment {row.id} changed while this request ran (another edit or a "
+            "publication); reload it and try again",
+        )
+    session.refresh(row)
+
+
+def publish(
+    session: Session,
+    row: AssignmentRow,
+    *,
+    version: int,
+    overrides: Sequence[tuple[str | None, str | None, str]],
+    actor: str,
+) -> AssignmentRow:
+    """Make ``row`` the venue's live run (see the module rules); the caller commits."""
+    if row.state == "live":
+        raise StateConflict("already_live", f"assignment {row.id} is already the live assignment")
+    if version != row.version:
+        raise StateConflict(
+            "stale_version",
+            f"assignment {row.id} is at version {row.version}, but the confirmation names "
+            f"version {version}: it changed since it was reviewed; review it again and "
+            "confirm the current version",
+            version=row.version,
+        )
+    found = violations(session, row)
+    targets = [(paper, reviewer) for paper, reviewer, _reason in overrides]
+    if len(set(targets)) != len(targets):
+        raise InvalidRequest("validation_error", "overrides: an item is listed twice")
+    missing, stray = uncovered(found, targets)
+    if stray:
+        raise InvalidRequest(
+            "validation_error",
+            "overrides name items that break no hard constraint: "
+            + "; ".join(f"paper {p!r}, reviewer {r!r}" for p, r in stray[:10])
+            + " (check the ids, or send only the items the refusal listed)",
+        )
+    if missing:
+        raise refusal(row, missing, "publishing", session)
+    previous = session.scalar(
+        select(AssignmentRow.id).where(
+            AssignmentRow.venue_id == row.venue_id,
+            AssignmentRow.state == "live",
+            AssignmentRow.id != row.id,
+        )
+    )
+    rollback = row.state == "superseded"
+    now = utcnow()
+    session.execute(
+        update(AssignmentRow)
+        .where(AssignmentRow.venue_id == row.venue_id, AssignmentRow.state == "live")
+        .values(state="superseded", superseded_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    # the version is not bumped here: the published run is the version the chair confirmed
+    result = session.execute(
+        update(AssignmentRow)
+        .where(
+            AssignmentRow.id == row.id,
+            AssignmentRow.version == version,
+            AssignmentRow.state.in_(("draft", "superseded")),
+        )
+        .values(state="live", deployed_at=now, deployed_by=actor, superseded_at=None)
+        .execution_options(synchronize_session=False)
+    )
+    if getattr(result, "rowcount", 0) != 1:
+        session.rollback()
+        raise StateConflict(
+            "stale_version",
+            f"assignment {row.id} changed while it was being published; reload and confirm again",
+        )
+    by_target = {(p, r): reason for p, r, reason in overrides}
+    audit(
+        session,
+        row.venue_id,
+        actor,
+        "assignment.deploy",
+        assignment_id=row.id,
+        version=version,
+        previous_live_id=previous,
+        rollback=rollback,
+        overridden=[{**v.to_dict(), "reason": by_target[v.target]} for v in found],
+    )
+    session.flush()
+    session.refresh(row)
+    return row
+
+
+# ---- edited runs ---------------------------------------------------------------------------
+
+
+def solve_candidate(session: Session, row: AssignmentRow, paper_id: str, reviewer_id: str) -> bool:
+    """Was (paper, reviewer) a candidate pair of the solve that produced ``row``? A pair
+    scored on request later (``requested``) or below the run's ``min_score`` counts as not."""
+    if row.affinity_run_id is None:
+        return False
+    stored = session.get(AffinityScore, (row.affinity_run_id, paper_id, reviewer_id))
+    if stored is None or stored.requested:
+        return False
+    min_score = (row.parameters or {}).get("min_score")
+    return min_score is None or float(stored.score) >= float(min_score)
+
+
+def edited_summary(session: Session, row: AssignmentRow, *, tightening: bool) -> dict[str, Any]:
+    """``row``'s summary after an edit
+    (:func:`reviewer_recommender.services.edits.edited_summary`): objective
+    and statistics recomputed from its pairs, the solver's bound kept and labelled
+    (``bound_of``), whether it still holds (``bound_holds``), and whether the pairs satisfy
+    the venue's current hard constraints (``constraints``, from :func:`violations`)."""
+    reviewers = list(
+        session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == row.venue_id))
+    )
+    job = f"job #{row.job_id}" if row.job_id is not None else "its solve"
+    pairs = run_pairs(session, row.id)
+    return services_edited_summary(
+        row.summary or {},
+        pairs,
+        reviewers,
+        violations(session, row, pairs),
+        tightening=tightening,
+        bound_of=f"the problem solved by {job}, before edits",
+    )

@@ -1,0 +1,46 @@
+"""Results of the stored-venue use cases that every face shows as they are (pydantic models:
+the HTTP API uses them as response bodies, other faces read their fields)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class PairScoreOut(BaseModel):
+    paper_id: str
+    paper_title: str = ""
+    reviewer_id: str
+    reviewer_name: str = ""
+    score: float
+    conflict: list[str] | None = Field(
+        description="conflict reasons, empty if none; null for roles that do not see them"
+    )
+    bid: str | None = Field(description="the reviewer's bid; null if none or not visible")
+    explanation: dict[str, Any] | None = None
+
+
+class PaperReviewerOut(BaseModel):
+    """A reviewer of a paper in an assignment, with their load there."""
+
+    reviewer_id: str
+    reviewer_name: str = ""
+    score: float
+    pinned: bool = False
+    rank: int | None = Field(default=None, description="alternates only: 1 = best")
+    load: int = Field(description="papers the reviewer has in this assignment")
+    max_load: int | None = Field(description="the reviewer's max load in this assignment")
+
+
+class PaperAssignmentOut(BaseModel):
+    """A paper's assigned reviewers and the next-best reviewers who could still take it."""
+
+    paper_id: str
+    paper_title: str = ""
+    demand: int | None
+    assigned: list[PaperReviewerOut]
+    alternates: list[PaperReviewerOut] = Field(
+        description="unassigned, conflict-free stored candidates with load below their max, "
+        "best score first (matching.alternates)"
+    )

@@ -1,0 +1,387 @@
+"""Assignment runs: finding one the caller may see, starting a solve, and the read-only
+views of a run (statistics, one paper with alternates). Venue-level logic kept out of the
+routers so that the service layer can take it over."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from pydantic import ValidationError
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from reviewer_recommender.errors import InvalidRequest, StateConflict
+from reviewer_recommender.jobs.handlers import json_safe
+from reviewer_recommender.jobs.runner import JobRunner
+from reviewer_recommender.services.limits import Limits, contradictions, resolve_limits, unknown_ids
+from reviewer_recommender.services.params import AssignmentIn, ResolveIn
+from reviewer_recommender.services.results import PaperAssignmentOut, PaperReviewerOut
+from reviewer_recommender.services.tokens import Principal
+from reviewer_recommender.services.visibility import visible_states
+from reviewer_recommender.storage.models import (
+    AffinityScore,
+    AssignmentPair,
+    AssignmentRow,
+    Conflict,
+    Job,
+    ReviewerRow,
+    SubmissionRow,
+)
+from reviewer_recommender.storage.names import lookup
+from reviewer_recommender.storage.repository import (
+    audit,
+    not_found,
+    require_run,
+    stale_message,
+    start_job,
+    unscored_papers,
+)
+
+
+def require_assignment(
+    session: Session, venue_id: str, assignment_id: int, principal: Principal
+) -> AssignmentRow:
+    """The run, if it belongs to the venue and the caller may see it (404 otherwise)."""
+    row = session.get(AssignmentRow, assignment_id)
+    states = visible_states(principal, venue_id)
+    if row is None or row.venue_id != venue_id or (states is not None and row.state not in states):
+        raise not_found("assignment", assignment_id)
+    return row
+
+
+def require_draft(
+    session: Session, venue_id: str, assignment_id: int, principal: Principal
+) -> AssignmentRow:
+    row = require_assignment(session, venue_id, assignment_id, principal)
+    if row.state != "draft":
+        raise StateConflict(
+            "not_a_draft",
+            f"assignment {assignment_id} is {row.state}; only drafts can be edited "
+            "(solve again for a new draft)",
+            state=row.state,
+        )
+    return row
+
+
+def live_run(session: Session, venue_id: str) -> AssignmentRow | None:
+    return session.scalar(
+        select(AssignmentRow).where(
+            AssignmentRow.venue_id == venue_id, AssignmentRow.state == "live"
+        )
+    )
+
+
+def start_assignment(
+    runner: JobRunner,
+    session: Session,
+    venue_id: str,
+    body: AssignmentIn,
+    actor: str,
+    *,
+    derived_from: dict[str, Any] | None = None,
+) -> Job:
+    """Validate ``body`` against the venue (options, ids, stored limits, capacity) and queue
+    the solve job; the caller's pending changes are committed with the job, or rolled back
+    with the refusal. 422: an option that cannot act
+    (:func:`reviewer_recommender.services.assignment.check_options`),
+    an unknown id, a map contradicting a stored value; 409: no affinities yet, or more reviews
+    needed than the reviewers can take (stored demand and max loads counted), or papers
+    needing reviewers without scores in the latest affinity run (``stale_affinities``).
+    The new run is named by ``body.name``/``body.note``; ``derived_from`` records its
+    lineage (a re-solve)."""
+    from reviewer_recommender.services.assignment import capacity, capacity_shortfall, check_options
+    from reviewer_recommender.services.errors import OptionError
+
+    run = require_run(session, venue_id)
+    try:
+        check_options(body)
+    except OptionError as error:
+        raise InvalidRequest(
+            "invalid_option", f"{error.option}: {error.message}", field=error.option
+        ) from error
+    parameters = body.model_dump(mode="json")
+    unknown = unknown_ids(session, venue_id, parameters)
+    if unknown:
+        raise InvalidRequest("unknown_ids", "; ".join(unknown[:20]))
+    contradicting = contradictions(session, venue_id, parameters)
+    if contradicting:
+        raise InvalidRequest("contradicts_stored_limit", "; ".join(contradicting[:20]))
+    paper_ids = list(
+        session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id))
+    )
+    reviewer_ids = list(
+        session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id))
+    )
+    # the counting check sees what the solve will: stored rows over the request's maps
+    limits = resolve_limits(session, venue_id, parameters)
+    resolved = body.model_copy(
+        update={"demand": dict(limits.demand), "custom_max_load": dict(limits.max_load)}
+    )
+    shortfall = capacity_shortfall(resolved, paper_ids, reviewer_ids)
+    if shortfall:
+        totals = capacity(resolved, paper_ids, reviewer_ids)
+        raise StateConflict(
+            "over_capacity",
+            f"infeasible: {shortfall}",
+            demand_total=totals.demand,
+            capacity_total=totals.capacity,
+            smallest_max_load=totals.smallest_max_load,
+        )
+    unscored = [p for p in unscored_papers(session, venue_id, run.id) if limits.demand_of(p) > 0]
+    if unscored:
+        raise StateConflict(
+            "stale_affinities",
+            stale_message(venue_id, run.id, unscored),
+            papers=len(unscored),
+            affinity_run_id=run.id,
+        )
+    label = {"name": body.name, "note": body.note, "derived_from": derived_from}
+    params = {**parameters, "affinity_run_id": run.id, "run": label}
+    return start_job(runner, session, venue_id, "assignment", params, actor)
+
+
+def relabel(
+    session: Session, row: AssignmentRow, *, name: str | None, note: str | None, actor: str
+) -> AssignmentRow:
+    """Set a run's name and/or note (audited); commits."""
+    changes: dict[str, Any] = {}
+    if name is not None and name != row.name:
+        changes["name"] = {"from": row.name, "to": name}
+        row.name = name
+    if note is not None and note != row.note:
+        changes["note"] = {"from": row.note, "to": note}
+        row.note = note
+    if changes:
+        audit(
+            session,
+            row.venue_id,
+            actor,
+            "assignment.label",
+            assignment_id=row.id,
+            number=row.number,
+            **changes,
+        )
+    session.commit()
+    return row
+
+
+def resolve(
+    runner: JobRunner, session: Session, row: AssignmentRow, body: ResolveIn, actor: str
+) -> Job:
+    """Queue a solve with ``row``'s parameters (or the body's), labelled as its re-solve."""
+    parameters = body.parameters
+    if parameters is None:
+        try:
+            parameters = AssignmentIn.model_validate(row.parameters or {})
+        except ValidationError as error:
+            raise InvalidRequest(
+                "invalid_option",
+                f"run {row.id}'s stored parameters are not a valid solve any more: {error}; "
+                "send parameters",
+                field="parameters",
+            ) from error
+    parameters = parameters.model_copy(update={"name": body.name, "note": body.note})
+    label = f"#{row.number}" if row.number is not None else f"run {row.id}"
+    return start_assignment(
+        runner,
+        session,
+        row.venue_id,
+        parameters,
+        actor,
+        derived_from={
+            "kind": "re-solve",
+            "assignment_id": row.id,
+            "assignment_number": row.number,
+            "text": f"re-solve of {label}",
+        },
+    )
+
+
+def run_limits(session: Session, row: AssignmentRow) -> Limits:
+    """The demand and loads ``row`` is held to now (its parameters, the stored tables)."""
+    return resolve_limits(session, row.venue_id, row.parameters or {})
+
+
+def assignment_stats(
+    session: Session, row: AssignmentRow, limit: int, offset: int
+) -> dict[str, Any]:
+    """Load histogram, per-paper min/mean score (paginated), unassigned reviewers."""
+    venue_id = row.venue_id
+    pairs = pd.DataFrame(
+        session.execute(
+            select(AssignmentPair.paper_id, AssignmentPair.reviewer_id, AssignmentPair.score).where(
+                AssignmentPair.assignment_id == row.id
+            )
+        ).all(),
+        columns=["paper_id", "reviewer_id", "score"],
+    )
+    reviewer_ids = pd.Index(
+        sorted(session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id)))
+    )
+    paper_ids = pd.Index(
+        sorted(session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id)))
+    )
+    loads = pairs.groupby("reviewer_id").size().reindex(reviewer_ids, fill_value=0)
+    histogram = loads.value_counts().sort_index()
+    limits = run_limits(session, row)
+    per_paper = (
+        pairs.groupby("paper_id")["score"]
+        .agg(["size", "min", "mean"])
+        .reindex(paper_ids)
+        .rename(columns={"size": "assigned", "min": "min_score", "mean": "mean_score"})
+    )
+    per_paper["assigned"] = per_paper["assigned"].fillna(0).astype(np.int64)
+    per_paper["demand"] = limits.demand_array(list(paper_ids))
+    page = per_paper.iloc[offset : offset + limit]
+    titles = lookup(session, venue_id, [str(p) for p in page.index])
+    papers = [
+        json_safe(
+            {
+                "paper_id": pid,
+                "paper_title": titles.title(str(pid)),
+                "demand": int(rec.demand),
+                "assigned": int(rec.assigned),
+                "min_score": float(rec.min_score),
+                "mean_score": float(rec.mean_score),
+            }
+        )
+        for pid, rec in page.iterrows()
+    ]
+    scores = pairs["score"].to_numpy(dtype=np.float64)
+    summary = json_safe(
+        {
+            "pairs": len(pairs),
+            "total_score": float(scores.sum()),
+            "mean_score": float(scores.mean()) if len(scores) else None,
+            "min_score": float(scores.min()) if len(scores) else None,
+            "min_paper_mean_score": float(per_paper["mean_score"].min())
+            if len(per_paper)
+            else None,
+            "load_min": int(loads.min()) if len(loads) else 0,
+            "load_max": int(loads.max()) if len(loads) else 0,
+        }
+    )
+    return {
+        "load_histogram": {str(k): int(v) for k, v in histogram.items()},
+        "papers": {"items": papers, "total": len(per_paper), "limit": limit, "offset": offset},
+        "unassigned_reviewers": [str(r) for r in loads.index[loads.to_numpy() == 0]],
+        "papers_below_demand": int((per_paper["assigned"] < per_paper["demand"]).sum()),
+        "summary": summary,
+    }
+
+
+def paper_view(
+    session: Session, row: AssignmentRow, paper_id: str, n_alternates: int
+) -> PaperAssignmentOut:
+    """A paper's assigned reviewers and up to ``n_alternates`` next-best reviewers.
+
+    Alternates (``matching.alternates``) are the run's affinity candidates of the paper (its
+    stored scores) that are not assigned, not in conflict, and whose load in this run is
+    below their max load, best score first."""
+    from matching import Assignment, AssignmentProblem
+    from matching import alternates as next_best
+
+    venue_id = row.venue_id
+    limits = run_limits(session, row)
+    demand = limits.demand_of(paper_id)
+    assigned = pd.DataFrame(
+        session.execute(
+            select(AssignmentPair.reviewer_id, AssignmentPair.score, AssignmentPair.pinned)
+            .where(AssignmentPair.assignment_id == row.id, AssignmentPair.paper_id == paper_id)
+            .order_by(AssignmentPair.score.desc(), AssignmentPair.reviewer_id)
+        ).all(),
+        columns=["reviewer_id", "score", "pinned"],
+    )
+    loads = dict(
+        session.execute(
+            select(AssignmentPair.reviewer_id, func.count())
+            .where(AssignmentPair.assignment_id == row.id)
+            .group_by(AssignmentPair.reviewer_id)
+        ).all()
+    )
+    candidates = pd.DataFrame(
+        session.execute(
+            select(AffinityScore.reviewer_id, AffinityScore.score).where(
+                AffinityScore.run_id == row.affinity_run_id, AffinityScore.paper_id == paper_id
+            )
+        ).all()
+        if row.affinity_run_id is not None
+        else [],
+        columns=["reviewer_id", "score"],
+    )
+    # the assigned pairs are rows of the table even if the run does not hold them (a pin
+    # scored on a later run): alternates() needs the assignment as a subset of the pairs
+    table = pd.concat(
+        [assigned[["reviewer_id", "score"]], candidates], ignore_index=True
+    ).drop_duplicates("reviewer_id", keep="first")
+    reviewer_ids = [str(r) for r in table["reviewer_id"]]
+    assigned_ids = set(assigned["reviewer_id"])
+    max_loads = limits.max_array(reviewer_ids)
+    remaining = pd.Series(
+        np.maximum(
+            0, max_loads - np.array([loads.get(r, 0) for r in reviewer_ids], dtype=np.int64)
+        ),
+        index=pd.Index(reviewer_ids),
+        dtype=np.int64,
+    )
+    in_table = set(reviewer_ids)
+    conflicted = sorted(
+        {
+            str(r)
+            for r in session.scalars(
+                select(Conflict.reviewer_id).where(
+                    Conflict.venue_id == venue_id, Conflict.paper_id == paper_id
+                )
+            )
+        }
+        & (in_table - assigned_ids)
+    )
+    problem = AssignmentProblem.from_pairs(
+        np.full(len(table), paper_id, dtype=object),
+        table["reviewer_id"].to_numpy(dtype=object),
+        table["score"].to_numpy(dtype=np.float64),
+        demand=int(demand),
+        max_load=remaining,
+        conflicts=(np.full(len(conflicted), paper_id, dtype=object), np.array(conflicted))
+        if conflicted
+        else None,
+        paper_ids=[paper_id],
+        reviewer_ids=reviewer_ids,
+    )
+    pair_reviewer_ids = np.asarray(problem.reviewer_ids, dtype=object)[problem.pair_reviewer]
+    selected = np.flatnonzero(np.isin(pair_reviewer_ids, list(assigned_ids))).astype(np.int64)
+    total = float(problem.pair_score[selected].sum())
+    stored = Assignment(
+        problem=problem, selected=selected, objective=total, upper_bound=total, solver="stored"
+    )
+    best = next_best(problem, stored, n_alternates)
+    names = lookup(session, venue_id, [paper_id], [*assigned["reviewer_id"], *best["reviewer_id"]])
+    return PaperAssignmentOut(
+        paper_id=paper_id,
+        paper_title=names.title(paper_id),
+        demand=int(demand),
+        assigned=[
+            PaperReviewerOut(
+                reviewer_id=r,
+                reviewer_name=names.name(r),
+                score=float(score),
+                pinned=bool(pinned),
+                load=loads.get(r, 0),
+                max_load=limits.max_of(r),
+            )
+            for r, score, pinned in assigned.itertuples(index=False)
+        ],
+        alternates=[
+            PaperReviewerOut(
+                reviewer_id=r,
+                reviewer_name=names.name(r),
+                score=float(score),
+                rank=int(rank),
+                load=loads.get(r, 0),
+                max_load=limits.max_of(r),
+            )
+            for r, score, rank in best[["reviewer_id", "score", "rank"]].itertuples(index=False)
+        ],
+    )
