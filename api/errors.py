@@ -97,7 +97,7 @@ DOMAIN_STATUS: dict[type[DomainError], int] = {
 def domain_status(error: DomainError) -> int:
     for kind in type(error).__mro__:
         if kind in DOMAIN_STATUS:
-            return DOMAIN_STATUS[kind]  # type: ignore[index]
+            return DOMAIN_STATUS[kind]
     return 400
 
 

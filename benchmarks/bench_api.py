@@ -31,7 +31,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from api.auth import create_token  # noqa: E402
+from reviewer_recommender.services.tokens import create_token  # noqa: E402
 from reviewer_recommender.storage.db import Database, migrate  # noqa: E402
 
 

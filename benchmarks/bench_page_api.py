@@ -30,8 +30,8 @@ sys.path.insert(0, str(REPO))
 from fastapi.testclient import TestClient  # noqa: E402
 
 from api.app import create_app  # noqa: E402
-from api.auth import create_token  # noqa: E402
 from recommender.corpus import Reviewer, Submission  # noqa: E402
+from reviewer_recommender.services.tokens import create_token  # noqa: E402
 from reviewer_recommender.settings import Settings  # noqa: E402
 from reviewer_recommender.storage.models import (  # noqa: E402
     AffinityRun,

@@ -22,7 +22,7 @@ from reviewer_recommender.cli.common import (
     writing,
 )
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_REVIEWERS = REPO_ROOT / "data" / "demo-reviewers" / "archives"
 SAMPLE_SUBMISSIONS = REPO_ROOT / "data" / "iclr2026" / "submissions.json"
 
