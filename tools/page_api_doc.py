@@ -302,10 +302,15 @@ def page_routes(spec: dict[str, Any], calls: list[PageCall]) -> tuple[list[Route
 def openapi_spec() -> dict[str, Any]:
     """The service's OpenAPI spec (an app on a throw-away SQLite file; nothing is started)."""
     from api.app import create_app
+    from recommender.affinity import RunOptions
     from reviewer_recommender.settings import Settings
 
     with tempfile.TemporaryDirectory() as folder:
-        settings = Settings(database_url=f"sqlite:///{folder}/doc.db", data_dir=Path(folder))
+        settings = Settings(
+            database_url=f"sqlite:///{folder}/doc.db",
+            data_dir=Path(folder),
+            run_options=RunOptions(cache_dir=Path(folder) / "embedding-cache"),
+        )
         return create_app(settings).openapi()
 
 
