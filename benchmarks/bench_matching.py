@@ -15,8 +15,8 @@ CSV (pandas, C engine), builds the problem and solves it with ``FlowSolver`` (to
 candidates + dual-potential certificate over all pairs), then, in the same process on the
 same problem, with the baseline ``FlowSolver(restrict=False)`` (min-cost flow on every
 pair, the solver before the certificate); the ratio of the two solve times is printed.
-openreview-matcher's MinMax solver (not installable here) is quoted from the issue for
-reference only: 44.6 s at 1000^2 and about 390 s at 2000^2, end to end.
+openreview-matcher's MinMax solver (not installable here) is quoted as reported to the
+project, for reference only: 44.6 s at 1000^2 and about 390 s at 2000^2, end to end.
 
 Baselines, as ratios: a naive dense PuLP model (one ``LpVariable`` per pair, constraints
 by ``lpSum`` over Python comprehensions, HiGHS) and a pair-by-pair OR-Tools graph build
@@ -100,7 +100,7 @@ def child_flow(directory: Path) -> dict[str, float]:
 
 
 DENSE_DEMAND, DENSE_MIN_LOAD, DENSE_MAX_LOAD = 3, 1, 10
-MINMAX_SECONDS = {1000: 44.6, 2000: 390.0}  # quoted from the issue, not measured here
+MINMAX_SECONDS = {1000: 44.6, 2000: 390.0}  # as reported to the project, not measured here
 
 
 def write_dense_csv(n: int, directory: Path) -> Path:

@@ -34,7 +34,8 @@ class Settings:
     :mod:`recommender.io.archives`).
     ``job_workers``: affinity and assignment jobs running at once.
     ``job_isolation``: ``"process"`` (each job in a child process, killed when a cancel is not
-    honoured within ``job_cancel_grace_seconds``) or ``"thread"`` (see :mod:`api.jobs`).
+    honoured within ``job_cancel_grace_seconds``) or ``"thread"``
+    (see :mod:`reviewer_recommender.jobs.runner`).
     ``inline_jobs``: run each job to completion inside the request that starts it (tests).
     ``affinity_top_n``: stored scores per paper and per reviewer (plus requested pairs).
     ``run_options``: how affinity jobs run — the embedding models clients may name, the

@@ -1,5 +1,5 @@
-"""The command-line contracts of issue #16, in-process through
-``reviewer_recommender.cli.main.main``:
+"""The command-line contracts of the assignment modes (randomized runs, re-assignment),
+in-process through ``reviewer_recommender.cli.main.main``:
 
 - ``recommender assign ... --perturbation BETA [--probability-cap Q] --seed N --report FILE``
   writes a JSON object with the randomness metrics (``--report`` also with

@@ -1,6 +1,6 @@
 """What a job's handler sees: its :class:`JobContext` (progress, cancel, log, the result
 transaction), the :class:`JobSolveMonitor` that adapts a job to :mod:`matching.monitor`, and
-how a handler's ending is recorded. See :mod:`api.jobs` for the runner."""
+how a handler's ending is recorded. See :mod:`reviewer_recommender.jobs.runner` for the runner."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Affinity jobs: server-side run options (issue 13 item 6) and fast explanations.
+"""Affinity jobs: server-side run options and fast explanations.
 
 Clients choose scoring parameters only, and a model by name; paths, devices and resource
 limits are the server's. An affinity job keeps its fitted model so that a pair's

@@ -1,4 +1,4 @@
-"""The edge browser and the statistics of a run (docs/page-api.md §3, §6)."""
+"""The edge browser and the statistics of a run (docs/page-api.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bulk changes, HotCRP style (docs/page-api.md §4): a CSV ``paper_id,reviewer_id,action``
+"""Bulk changes, HotCRP style (docs/page-api.md): a CSV ``paper_id,reviewer_id,action``
 previewed row by row (every bad row named with its line), then applied all or nothing with
 one version bump, one undoable history entry and one audit entry."""
 

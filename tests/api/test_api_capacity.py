@@ -1,5 +1,5 @@
 """The solve form's live capacity check, the venue's suggested defaults, normal states that
-are not errors, the favicon (docs/page-api.md §8)."""
+are not errors, the favicon (docs/page-api.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Runs that say what they are (numbers, names, notes, lineage, parameters) and runs
-compared pair by pair (docs/page-api.md §5, §7)."""
+compared pair by pair (docs/page-api.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Edits with preview, history and undo; the venue's pins and forbids (docs/page-api.md §4).
+"""Edits with preview, history and undo; the venue's pins and forbids (docs/page-api.md).
 
 A preview runs the edit's own code in a transaction that is rolled back: it must change
 nothing and announce exactly what applying does."""

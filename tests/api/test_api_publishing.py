@@ -145,7 +145,7 @@ def test_the_database_holds_at_most_one_live_run_per_venue(api: Api) -> None:
 
 
 def test_publishing_an_old_draft_is_refused_while_it_breaks_a_later_forbid(api: Api) -> None:
-    """The issue's case: an older draft holds a pair the chair forbade later."""
+    """An older draft holds a pair the chair forbade later."""
     venue, chair, _viewer = api.new_venue()
     load_venue(api, venue, chair)
     old = _solve(api, venue, chair)

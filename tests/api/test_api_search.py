@@ -1,4 +1,4 @@
-"""Type-ahead search of papers and reviewers (docs/page-api.md §2): ranking, folding of case
+"""Type-ahead search of papers and reviewers (docs/page-api.md): ranking, folding of case
 and accents, names from OpenReview profile ids, pagination, and 20,000 rows of each on the
 indexes of migration 0003."""
 

@@ -1,5 +1,6 @@
-"""The chair page's pure JavaScript (api/static/core, api/static/lib) under Node's built-in test
-runner: `node --test tests/js` runs the same files. Node 20 is enough; nothing is installed.
+"""The chair page's JavaScript units (api/static/core, api/static/lib) and the check that its
+views change the state only through core/state.js, under Node's built-in test runner:
+`node --test tests/js` runs the same files. Node 20 is enough; nothing is installed.
 Without node the test skips, except under CI=true, where it fails."""
 
 from __future__ import annotations

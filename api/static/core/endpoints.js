@@ -1,5 +1,5 @@
-// Every URL the page calls, in one place (the README's API section documents them).
-// Pure: unit-tested under `node --test`.
+// Every URL the page calls, in one place: tools/page_api_doc.py reads this file and the calls
+// of the views to write docs/page-api.md. Pure: unit-tested under `node --test`.
 
 const q = encodeURIComponent;
 const V = (venue) => `/venues/${q(venue)}`;
@@ -15,13 +15,9 @@ export const EP = {
   reviewers: (v) => `${V(v)}/reviewers`,
   reviewer: (v, r) => `${V(v)}/reviewers/${q(r)}`,
   submissions: (v) => `${V(v)}/submissions`,
-  submission: (v, p) => `${V(v)}/submissions/${q(p)}`,
   searchPapers: (v) => `${V(v)}/search/papers`,
   searchReviewers: (v) => `${V(v)}/search/reviewers`,
   capacity: (v) => `${V(v)}/capacity`,
-  paperDemands: (v) => `${V(v)}/paper-demands`,
-  paperDemand: (v, p) => `${V(v)}/paper-demands/${q(p)}`,
-  maxLoads: (v) => `${V(v)}/reviewer-max-loads`,
   maxLoad: (v, r) => `${V(v)}/reviewer-max-loads/${q(r)}`,
 
   // jobs
@@ -41,7 +37,6 @@ export const EP = {
 
   // runs
   assignments: (v) => `${V(v)}/assignments`,
-  liveAssignment: (v) => `${V(v)}/assignments/live`,
   startAssignmentWithMaxPapers: (v) => `${V(v)}/assignments/with-max-papers`,
   assignment: (v, a) => A(v, a),
   assignmentPairs: (v, a) => `${A(v, a)}/pairs`,

@@ -1,5 +1,5 @@
 // Names and titles for ids, and type-ahead search of papers and reviewers.
-// The service sends `paper_title` and `reviewer_name` beside every id (docs/page-api.md §2);
+// The service sends `paper_title` and `reviewer_name` beside every id (docs/page-api.md, "Names beside ids");
 // this cache remembers them so that a view can name an id another answer mentioned, and the
 // search functions ask the service's indexed search (fast at 20,000 papers and reviewers).
 import { EP } from "./endpoints.js";

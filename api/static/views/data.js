@@ -2,7 +2,7 @@
 import { $, $$, h, fill } from "../core/dom.js";
 import { EP } from "../core/endpoints.js";
 import { invalidateNames } from "../core/names.js";
-import { emit, on, state } from "../core/state.js";
+import { emit, on, setCounts, state } from "../core/state.js";
 import { globalError, say, showError } from "../components/feedback.js";
 import { registerView } from "./tabs.js";
 
@@ -23,7 +23,7 @@ export async function refreshCounts() {
     state.api.page(EP.submissions(venue), { limit: 1 }),
   ]);
   if (venue !== state.venue) return;
-  state.counts = { reviewers: reviewers.total, submissions: submissions.total };
+  setCounts({ reviewers: reviewers.total, submissions: submissions.total });
   fill($("#data-summary"),
     stat("reviewers", reviewers.total), stat("submissions", submissions.total),
     stat("assignment runs", state.runs.length));

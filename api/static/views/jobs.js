@@ -6,7 +6,9 @@ import { EP } from "../core/endpoints.js";
 import {
   affinityParamsText, dateTime, elapsed, jobParamsText, jobTitle, niceNumber, parseLogLine, plural,
 } from "../core/format.js";
-import { canWrite, emit, on, state } from "../core/state.js";
+import {
+  canWrite, emit, isPolling, on, setAffinityRun, startPolling, state, stopPolling,
+} from "../core/state.js";
 import { defaultCap, modeFields, solverFields } from "../lib/modes.js";
 import { rangeText } from "../lib/paging.js";
 import {
@@ -31,7 +33,7 @@ export async function refreshAffinity() {
   if (venue !== state.venue) return null;
   const run = answer && answer.state !== "none" && answer.id != null
     ? { ...answer, stale: answer.stale ?? answer.state === "stale" } : null;
-  state.affinityRun = run;
+  setAffinityRun(run);
   renderAffinityState();
   emit("affinity", run);
   return run;
@@ -430,28 +432,23 @@ export function follow(job, { prepend = true, render = true } = {}) {
     if (prepend && !card.isConnected) host.prepend(card);
   }
   if (!ACTIVE.has(job.state)) return;
-  if (state.polling.has(job.id)) return;
+  if (isPolling(job.id)) return;
   const venue = state.venue;
   const timer = setInterval(async () => {
-    if (state.venue !== venue) { stop(job.id); return; }
+    if (state.venue !== venue) { stopPolling(job.id); return; }
     try {
       const latest = await state.api.get(EP.job(venue, job.id));
       if (document.getElementById(`job-${job.id}`)) jobCard(latest);
       if (!ACTIVE.has(latest.state)) {
-        stop(job.id);
+        stopPolling(job.id);
         finished(latest);
       }
     } catch (error) {
-      stop(job.id);
+      stopPolling(job.id);
       globalError(error, `Following ${jobTitle(job)}`);
     }
   }, 300);
-  state.polling.set(job.id, timer);
-}
-
-function stop(jobId) {
-  clearInterval(state.polling.get(jobId));
-  state.polling.delete(jobId);
+  startPolling(job.id, timer);
 }
 
 async function finished(job) {

@@ -4,7 +4,7 @@
 import { $, h, fill } from "../core/dom.js";
 import { EP } from "../core/endpoints.js";
 import { runLabel, runName } from "../core/format.js";
-import { currentRun, currentVenue, emit, on, state } from "../core/state.js";
+import { currentRun, emit, on, setRunId, setRuns, state } from "../core/state.js";
 import { globalError } from "../components/feedback.js";
 
 /** Load the venue's runs (every page) and keep or make the selection. */
@@ -12,14 +12,12 @@ export async function refreshRuns({ select = null } = {}) {
   const venue = state.venue;
   const runs = await state.api.all(EP.assignments(venue), {}, 200, 5000);
   if (venue !== state.venue) return;
-  state.runs = runs.sort((a, b) => b.id - a.id);
+  setRuns(runs);
   const live = state.runs.find((run) => run.state === "live");
-  const venueRecord = currentVenue();
-  if (venueRecord) venueRecord.live_assignment_id = live?.id ?? null;
   const previous = state.runId;
   let next = select ?? previous;
   if (next == null || !state.runs.some((run) => run.id === next)) next = live?.id ?? state.runs[0]?.id ?? null;
-  state.runId = next;
+  setRunId(next);
   renderRunBar();
   emit("runs", state.runs);
   if (next !== previous || select != null) emit("run", currentRun());
@@ -27,7 +25,7 @@ export async function refreshRuns({ select = null } = {}) {
 
 /** Show another run everywhere. */
 export function selectRun(runId) {
-  state.runId = runId;
+  setRunId(runId);
   renderRunBar();
   emit("run", currentRun());
 }

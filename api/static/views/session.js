@@ -4,7 +4,8 @@ import { $, h, fill, formValues } from "../core/dom.js";
 import { EP } from "../core/endpoints.js";
 import { invalidateNames } from "../core/names.js";
 import {
-  emit, rememberToken, rememberVenue, resetSession, state, storedToken, storedVenue,
+  addVenue, emit, enterVenue, rememberToken, rememberVenue, resetSession, signedIn, state, storedToken,
+  storedVenue,
 } from "../core/state.js";
 import { busy, clearError, globalError, say, showError } from "../components/feedback.js";
 import { refreshRuns } from "./runs.js";
@@ -22,10 +23,8 @@ function showView(id) {
 async function signIn(token) {
   const api = new Api(token);
   const [me, venues] = await Promise.all([api.get(EP.me()), api.all(EP.venues())]);
-  state.api = api;
+  signedIn(api, me, venues);
   rememberToken(token);
-  state.me = me;
-  state.venues = venues;
   // CSS hides the controls marked data-requires="write"/"admin" that this role may not use
   document.body.dataset.role = me.role;
   $("#whoami").textContent = `Signed in as ${me.name} (${me.role}${me.venue_id ? " of " + me.venue_id : ""})`;
@@ -58,12 +57,7 @@ function renderVenueChoices() {
 /** Open a venue's console: its sizes, scores and runs (the live run selected). */
 export async function openVenue(venueId) {
   clearError($("#global-error"));
-  state.polling.forEach((timer) => clearInterval(timer));
-  state.polling.clear();
-  state.venue = venueId;
-  state.runs = [];
-  state.runId = null;
-  state.affinityRun = null;
+  enterVenue(venueId);
   invalidateNames();
   rememberVenue(venueId);
   $("#venue-select").value = venueId;
@@ -108,7 +102,7 @@ export function setupSession() {
     const values = formValues(form);
     await busy(event.submitter, form.querySelector(".error-box"), async () => {
       const venue = await state.api.post(EP.venues(), { id: values.id.trim(), name: values.name.trim() });
-      state.venues.push(venue);
+      addVenue(venue);
       renderVenueChoices();
       form.reset();
       say(`Venue ${venue.id} created.`);

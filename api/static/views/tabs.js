@@ -2,7 +2,7 @@
 // each one shows. A view registers a `show` function; it runs when its tab opens and when
 // the selected run or the venue changes while it is open.
 import { $, $$ } from "../core/dom.js";
-import { emit, on, state } from "../core/state.js";
+import { emit, on, setTab, state } from "../core/state.js";
 import { globalError } from "../components/feedback.js";
 
 const views = new Map(); // tab id -> show()
@@ -27,7 +27,7 @@ export function selectTab(tabId, focus = false) {
     $(`#${tab.getAttribute("aria-controls")}`).hidden = !selected;
     if (selected && focus) tab.focus();
   }
-  state.tab = tabId;
+  setTab(tabId);
   emit("tab", tabId);
   return refreshOpenTab();
 }

@@ -2,7 +2,6 @@
 
 Revision ID: 0001
 Revises:
-Create Date: 2026-12-02 17:03:31.301790
 """
 
 from collections.abc import Sequence

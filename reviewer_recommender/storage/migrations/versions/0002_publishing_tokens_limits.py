@@ -2,7 +2,6 @@
 
 Revision ID: 0002
 Revises: 0001
-Create Date: 2026-12-03 08:52:05.917244
 
 - ``assignments``: ``version`` (every edit bumps it; publishing names it), ``deployed_by``,
   ``superseded_at``; the state ``deployed`` is renamed ``live`` and a partial unique index

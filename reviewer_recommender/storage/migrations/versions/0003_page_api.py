@@ -2,7 +2,6 @@
 
 Revision ID: 0003
 Revises: 0002
-Create Date: 2026-12-10 09:00:00.000000
 
 - ``reviewers``/``submissions``: ``id_key`` and ``text_key`` (folded id and display name or
   title: type-ahead search), back-filled, with an id-prefix index and a covering key index
