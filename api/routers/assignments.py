@@ -49,6 +49,7 @@ from reviewer_recommender.services.visibility import visible_states
 from reviewer_recommender.storage.models import AssignmentPair, AssignmentRow
 from reviewer_recommender.storage.names import name_rows
 from reviewer_recommender.storage.repository import (
+    Paged,
     audit,
     named_page,
     of_pair,
@@ -207,7 +208,7 @@ def list_pairs(
     offset: Offset = 0,
     paper_id: IdQuery = None,
     reviewer_id: ReviewerIdQuery = None,
-) -> dict[str, Any]:
+) -> Paged[dict[str, Any]]:
     require_assignment(session, venue_id, assignment_id, principal)
     query = select(AssignmentPair).where(AssignmentPair.assignment_id == assignment_id)
     query = of_pair(query, AssignmentPair, paper_id, reviewer_id).order_by(

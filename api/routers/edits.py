@@ -34,7 +34,7 @@ from reviewer_recommender.services.history import edits_out, history_page, undo_
 from reviewer_recommender.services.runs import require_assignment, require_draft
 from reviewer_recommender.storage.models import AssignmentPair, AssignmentRow, Conflict, Pin
 from reviewer_recommender.storage.names import name_rows
-from reviewer_recommender.storage.repository import audit, named_page, of_pair
+from reviewer_recommender.storage.repository import Paged, audit, named_page, of_pair
 
 router = APIRouter(tags=["edits"])
 
@@ -263,7 +263,7 @@ def list_pins(
     offset: Offset = 0,
     paper_id: IdQuery = None,
     reviewer_id: ReviewerIdQuery = None,
-) -> dict[str, Any]:
+) -> Paged[dict[str, Any]]:
     """The venue's pinned pairs (forced in every solve), by paper then reviewer (chairs)."""
     query = of_pair(select(Pin).where(Pin.venue_id == venue_id), Pin, paper_id, reviewer_id)
     return named_page(
@@ -289,7 +289,7 @@ def list_forbids(
     offset: Offset = 0,
     paper_id: IdQuery = None,
     reviewer_id: ReviewerIdQuery = None,
-) -> dict[str, Any]:
+) -> Paged[dict[str, Any]]:
     """The venue's forbidden pairs (chairs' exclusions in every solve) with their reasons,
     by paper then reviewer (chairs)."""
     query = select(Conflict).where(Conflict.venue_id == venue_id, Conflict.source == "forbid")

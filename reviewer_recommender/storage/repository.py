@@ -267,17 +267,12 @@ def named_page(
     limit: int,
     offset: int,
     row: Callable[[Any], dict[str, Any]],
-) -> dict[str, Any]:
+) -> Paged[dict[str, Any]]:
     """One page of ``query``'s items, each as ``row(item)`` with the names beside its ids
     (:func:`reviewer_recommender.storage.names.name_rows`)."""
     items, total = paginate(session, query, limit, offset)
     rows = [row(item) for item in items]
-    return {
-        "items": name_rows(session, venue_id, rows),
-        "total": total,
-        "limit": limit,
-        "offset": offset,
-    }
+    return Paged(name_rows(session, venue_id, rows), total, limit, offset)
 
 
 def count_rows(session: Session, model: Any, venue_id: str) -> int:
