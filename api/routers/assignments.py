@@ -15,7 +15,7 @@ from fastapi import APIRouter, File, Form, HTTPException, Query, UploadFile, sta
 from fastapi.responses import StreamingResponse
 
 from api.auth import ChairReader, Reader, Writer
-from api.dependencies import Limit, Offset, Runner, SessionDep
+from api.dependencies import Limit, Offset, Runner, SessionDep, SettingsDep
 from api.exports import ExportFormat, stream_rows
 from api.ids import IdQuery, PaperIdPath, ReviewerIdQuery, RowIdPath, VenueIdPath
 from api.schemas import (
@@ -28,7 +28,7 @@ from api.schemas import (
     Page,
     RunLabelIn,
 )
-from api.uploads import CollectionPaused, SettingsDep, upload_bytes, upload_name
+from api.uploads import CollectionPaused, upload_bytes, upload_name
 from recommender.io import read_custom_max_papers
 from reviewer_recommender.services import run_views, runs
 from reviewer_recommender.services.params import AssignmentIn, ResolveIn

@@ -8,10 +8,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, File, Form, UploadFile
 
 from api.auth import Writer
-from api.dependencies import Explainers, Limit, Offset, SessionDep
+from api.dependencies import Explainers, Limit, Offset, SessionDep, SettingsDep
 from api.ids import RowIdPath, VenueIdPath
 from api.page_schemas import BulkPreviewOut, EditResultOut
-from api.uploads import SettingsDep, upload_bytes, upload_name
+from api.uploads import upload_bytes, upload_name
 from reviewer_recommender.services import bulk_changes
 from reviewer_recommender.services.draft_edits import EditResult
 

@@ -16,13 +16,12 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from api.auth import Reader, Writer
-from api.dependencies import Limit, Offset, SessionDep
+from api.dependencies import Limit, Offset, SessionDep, SettingsDep
 from api.ids import PaperIdPath, ReviewerIdPath, VenueIdPath
 from api.schemas import Page, ReviewerOut, SubmissionOut, UploadResult
 from api.uploads import (
     CollectionPaused,
     RawBody,
-    SettingsDep,
     archive_limits,
     json_list_body,
     upload_bytes,

@@ -14,11 +14,11 @@ from fastapi import APIRouter, File, UploadFile
 from pydantic import BaseModel, Field
 
 from api.auth import ChairReader, Writer
-from api.dependencies import Limit, Offset, SessionDep
+from api.dependencies import Limit, Offset, SessionDep, SettingsDep
 from api.ids import PaperIdPath, ReviewerIdPath, VenueIdPath
 from api.page_schemas import DeletedOut
 from api.schemas import Page, PaperDemandOut, ReviewerMaxLoadOut, UploadResult
-from api.uploads import CollectionPaused, SettingsDep, upload_bytes, upload_name
+from api.uploads import CollectionPaused, upload_bytes, upload_name
 from recommender.io import read_custom_max_papers, read_demand
 from reviewer_recommender.services import limits
 from reviewer_recommender.services.results import UploadCounts
