@@ -1,6 +1,7 @@
-"""Assignment runs: finding one the caller may see, starting a solve, and the read-only
-views of a run (statistics, one paper with alternates). Venue-level logic kept out of the
-routers so that the service layer can take it over."""
+"""Assignment runs: finding one the caller may see, listing them, starting a solve (also
+with a max-papers file) or a re-solve, naming and publishing a run, and the statistics and
+one-paper view of a run (:mod:`reviewer_recommender.services.run_views` serves them with
+the caller's visibility)."""
 
 from __future__ import annotations
 
