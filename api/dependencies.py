@@ -1,5 +1,6 @@
 """Request parameters and shared objects for every router: the database session,
-pagination, the job runner, the explainer cache and the server's scoring run options."""
+pagination, the service's settings, the job runner, the explainer cache and the server's
+scoring run options."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from recommender.affinity.options import RunOptions
 from reviewer_recommender.jobs.runner import JobRunner
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.ids import MAX_OFFSET
+from reviewer_recommender.settings import Settings
 from reviewer_recommender.storage.db import Database
 
 
@@ -26,6 +28,12 @@ def get_session(request: Request) -> Iterator[Session]:
 SessionDep = Annotated[Session, Depends(get_session)]
 Limit = Annotated[int, Query(ge=1, le=1000, description="page size")]
 Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="rows to skip")]
+
+
+def get_settings(request: Request) -> Settings:
+    """The service's settings."""
+    settings: Settings = request.app.state.settings
+    return settings
 
 
 def job_runner(request: Request) -> JobRunner:
@@ -44,6 +52,7 @@ def run_options(request: Request) -> RunOptions:
     return options
 
 
+SettingsDep = Annotated[Settings, Depends(get_settings)]
 Runner = Annotated[JobRunner, Depends(job_runner)]
 Explainers = Annotated[ExplainerCache, Depends(explainer_cache)]
 RunOptionsDep = Annotated[RunOptions, Depends(run_options)]

@@ -20,16 +20,6 @@ from recommender.io.archives import ArchiveLimits
 from reviewer_recommender.services.ids import safe_name
 from reviewer_recommender.settings import Settings
 
-
-def get_settings(request: Request) -> Settings:
-    """FastAPI dependency: the service's settings."""
-    settings: Settings = request.app.state.settings
-    return settings
-
-
-SettingsDep = Annotated[Settings, Depends(get_settings)]
-
-
 _pause_lock = threading.Lock()
 _pause_holders = 0
 _resume_collection = False

@@ -4,7 +4,7 @@ States: ``draft`` (chairs only; editable through :mod:`api.routers.edits`) → `
 (published; the one run viewers see) → ``superseded`` (was live; publishing it again is a
 rollback). Publishing needs the chair's confirmation naming the run and its version, and is
 refused while the run breaks the venue's current hard constraints unless each listed item is
-overridden (see :mod:`api.publishing`).
+overridden (see :mod:`reviewer_recommender.services.publishing`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, HTTPException, Query, UploadFile, status
 from fastapi.responses import StreamingResponse
-from sqlalchemy import select
 
 from api.auth import ChairReader, Reader, Writer
-from api.dependencies import Limit, Offset, Runner, SessionDep
+from api.dependencies import Limit, Offset, Runner, SessionDep, SettingsDep
 from api.exports import ExportFormat, stream_rows
 from api.ids import IdQuery, PaperIdPath, ReviewerIdQuery, RowIdPath, VenueIdPath
 from api.schemas import (
@@ -28,33 +27,14 @@ from api.schemas import (
     JobOut,
     Page,
     RunLabelIn,
-    ViolationOut,
 )
-from api.uploads import CollectionPaused, SettingsDep, upload_bytes, upload_name
+from api.uploads import CollectionPaused, upload_bytes, upload_name
 from recommender.io import read_custom_max_papers
-from reviewer_recommender.services.limits import replace_max_loads
+from reviewer_recommender.services import run_views, runs
 from reviewer_recommender.services.params import AssignmentIn, ResolveIn
-from reviewer_recommender.services.publishing import publish, violations
 from reviewer_recommender.services.results import PaperAssignmentOut
-from reviewer_recommender.services.runs import (
-    assignment_stats,
-    live_run,
-    paper_view,
-    relabel,
-    require_assignment,
-    resolve,
-    start_assignment,
-)
-from reviewer_recommender.services.visibility import visible_states
-from reviewer_recommender.storage.models import AssignmentPair, AssignmentRow
-from reviewer_recommender.storage.names import name_rows
-from reviewer_recommender.storage.repository import (
-    audit,
-    named_page,
-    of_pair,
-    paginate,
-    require_paper,
-)
+from reviewer_recommender.storage.models import AssignmentRow, Job
+from reviewer_recommender.storage.repository import Paged
 
 router = APIRouter(tags=["assignments"])
 
@@ -68,11 +48,11 @@ def create_assignment(
     runner: Runner,
     principal: Writer,
     session: SessionDep,
-) -> Any:
+) -> Job:
     """Solve an assignment in the background from the latest affinities, the venue's
     conflicts (incl. forbids), pins (forced), stored paper demands and reviewer max loads.
     The job's result names the new draft."""
-    return start_assignment(runner, session, venue_id, body, principal.name)
+    return runs.start_assignment(runner, session, venue_id, body, principal.name)
 
 
 @router.post(
@@ -94,7 +74,7 @@ def create_assignment_with_max_papers(
     parameters: Annotated[
         str, Form(description="the solve request (AssignmentIn) as JSON text")
     ] = "{}",
-) -> Any:
+) -> Job:
     """Store the file as the venue's reviewer max loads (like
     ``POST /venues/{venue_id}/reviewer-max-loads/upload``: it replaces them, and every later
     solve uses them) and solve like ``POST /venues/{venue_id}/assignments``. The file's rows
@@ -109,15 +89,7 @@ def create_assignment_with_max_papers(
             status.HTTP_422_UNPROCESSABLE_CONTENT, f"parameters: {error}"
         ) from error
     caps = read_custom_max_papers(upload_bytes(max_papers, settings, name), name)
-    stored = replace_max_loads(session, venue_id, caps, name)
-    covered = set(caps["reviewer_id"])
-    body = body.model_copy(
-        update={
-            "custom_max_load": {r: m for r, m in body.custom_max_load.items() if r not in covered}
-        }
-    )
-    audit(session, venue_id, principal.name, "reviewer_max_loads.upload", source=name, rows=stored)
-    return start_assignment(runner, session, venue_id, body, principal.name)
+    return runs.solve_with_max_loads(runner, session, venue_id, body, caps, name, principal.name)
 
 
 @router.get("/venues/{venue_id}/assignments", response_model=Page[AssignmentOut])
@@ -127,18 +99,9 @@ def list_assignments(
     session: SessionDep,
     limit: Limit = 50,
     offset: Offset = 0,
-) -> dict[str, Any]:
+) -> Paged[AssignmentRow]:
     """Runs, newest first; viewers see only the live one."""
-    query = (
-        select(AssignmentRow)
-        .where(AssignmentRow.venue_id == venue_id)
-        .order_by(AssignmentRow.id.desc())
-    )
-    states = visible_states(principal, venue_id)
-    if states is not None:
-        query = query.where(AssignmentRow.state.in_(states))
-    items, total = paginate(session, query, limit, offset)
-    return {"items": items, "total": total, "limit": limit, "offset": offset}
+    return runs.list_runs(session, venue_id, principal, limit, offset)
 
 
 @router.get("/venues/{venue_id}/assignments/live", response_model=AssignmentOut)
@@ -146,19 +109,14 @@ def get_live_assignment(
     venue_id: VenueIdPath, principal: Reader, session: SessionDep
 ) -> AssignmentRow:
     """The venue's live (published) run; 404 while none is."""
-    row = live_run(session, venue_id)
-    if row is None:
-        raise HTTPException(
-            status.HTTP_404_NOT_FOUND, f"venue {venue_id!r} has no live assignment yet"
-        )
-    return row
+    return runs.require_live_run(session, venue_id)
 
 
 @router.get("/venues/{venue_id}/assignments/{assignment_id}", response_model=AssignmentOut)
 def get_assignment(
     venue_id: VenueIdPath, assignment_id: RowIdPath, principal: Reader, session: SessionDep
 ) -> AssignmentRow:
-    return require_assignment(session, venue_id, assignment_id, principal)
+    return runs.require_assignment(session, venue_id, assignment_id, principal)
 
 
 @router.patch("/venues/{venue_id}/assignments/{assignment_id}", response_model=AssignmentOut)
@@ -171,8 +129,9 @@ def label_assignment(
 ) -> AssignmentRow:
     """Name a run or note something on it (any state; the pairs and the version do not
     change)."""
-    row = require_assignment(session, venue_id, assignment_id, principal)
-    return relabel(session, row, name=body.name, note=body.note, actor=principal.name)
+    return runs.label_run(
+        session, venue_id, assignment_id, principal, name=body.name, note=body.note
+    )
 
 
 @router.post(
@@ -187,12 +146,11 @@ def resolve_assignment(
     runner: Runner,
     principal: Writer,
     session: SessionDep,
-) -> Any:
+) -> Job:
     """Solve again from a run: its parameters (or ``parameters``), with the venue's pins,
     forbids, conflicts and stored limits as they are now; the new draft records that it is
     a re-solve of this run (``derived_from``). Refused like a new solve."""
-    row = require_assignment(session, venue_id, assignment_id, principal)
-    return resolve(runner, session, row, body, principal.name)
+    return runs.resolve_run(runner, session, venue_id, assignment_id, principal, body)
 
 
 @router.get(
@@ -207,24 +165,16 @@ def list_pairs(
     offset: Offset = 0,
     paper_id: IdQuery = None,
     reviewer_id: ReviewerIdQuery = None,
-) -> dict[str, Any]:
-    require_assignment(session, venue_id, assignment_id, principal)
-    query = select(AssignmentPair).where(AssignmentPair.assignment_id == assignment_id)
-    query = of_pair(query, AssignmentPair, paper_id, reviewer_id).order_by(
-        AssignmentPair.paper_id, AssignmentPair.score.desc(), AssignmentPair.reviewer_id
-    )
-    return named_page(
+) -> Paged[dict[str, Any]]:
+    return run_views.run_pairs(
         session,
         venue_id,
-        query,
-        limit,
-        offset,
-        lambda p: {
-            "paper_id": p.paper_id,
-            "reviewer_id": p.reviewer_id,
-            "score": p.score,
-            "pinned": p.pinned,
-        },
+        assignment_id,
+        principal,
+        paper_id=paper_id,
+        reviewer_id=reviewer_id,
+        limit=limit,
+        offset=offset,
     )
 
 
@@ -241,8 +191,7 @@ def get_assignment_stats(
 ) -> dict[str, Any]:
     """Load histogram, per-paper demand and min/mean score (paginated), unassigned
     reviewers."""
-    row = require_assignment(session, venue_id, assignment_id, principal)
-    return assignment_stats(session, row, limit, offset)
+    return run_views.run_stats(session, venue_id, assignment_id, principal, limit, offset)
 
 
 @router.get(
@@ -260,9 +209,7 @@ def paper_in_assignment(
     """A paper's assigned reviewers and up to ``alternates`` next-best reviewers: the run's
     stored candidates of the paper that are not assigned, not in conflict, and whose load
     in this run is below their max load, best score first."""
-    row = require_assignment(session, venue_id, assignment_id, principal)
-    require_paper(session, venue_id, paper_id)
-    return paper_view(session, row, paper_id, alternates)
+    return run_views.paper_in_run(session, venue_id, assignment_id, paper_id, principal, alternates)
 
 
 @router.get(
@@ -276,14 +223,8 @@ def export_assignment(
     fmt: ExportFormat = "csv",
 ) -> StreamingResponse:
     """Pairs as ``paper_id,reviewer_id,score`` (OpenReview assignment convention)."""
-    require_assignment(session, venue_id, assignment_id, principal)
-    rows = session.execute(
-        select(AssignmentPair.paper_id, AssignmentPair.reviewer_id, AssignmentPair.score)
-        .where(AssignmentPair.assignment_id == assignment_id)
-        .order_by(AssignmentPair.paper_id, AssignmentPair.score.desc(), AssignmentPair.reviewer_id)
-    ).all()
     return stream_rows(
-        iter(rows),
+        run_views.run_export_rows(session, venue_id, assignment_id, principal),
         ["paper_id", "reviewer_id", "score"],
         fmt,
         f"{venue_id}-assignment-{assignment_id}",
@@ -298,22 +239,11 @@ def check_assignment(
     session: SessionDep,
     limit: Limit = 1000,
     offset: Offset = 0,
-) -> CheckOut:
+) -> run_views.RunCheck:
     """Every hard constraint of the venue, as it is now, that the run breaks: what
     publishing it would refuse (chairs and admins only); ``limit``/``offset`` page the
     list, ``total`` counts it whole."""
-    row = require_assignment(session, venue_id, assignment_id, principal)
-    found = violations(session, row)
-    page = [v.to_dict() for v in found[offset : offset + limit]]
-    return CheckOut(
-        assignment_id=row.id,
-        version=row.version,
-        state=row.state,
-        total=len(found),
-        limit=limit,
-        offset=offset,
-        violations=[ViolationOut(**v) for v in name_rows(session, venue_id, page)],
-    )
+    return run_views.check_run(session, venue_id, assignment_id, principal, limit, offset)
 
 
 @router.post("/venues/{venue_id}/assignments/{assignment_id}/deploy", response_model=AssignmentOut)
@@ -332,19 +262,12 @@ def deploy_assignment(
     now that the run breaks (conflicts, Not Willing bids, forbids, pins, loads, demand)
     unless ``overrides`` names each listed item with a reason; overrides and the previous
     live run are recorded in the audit log."""
-    if body.assignment_id != assignment_id:
-        raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_CONTENT,
-            f"the confirmation names assignment {body.assignment_id}, but this request "
-            f"publishes assignment {assignment_id}",
-        )
-    row = require_assignment(session, venue_id, assignment_id, principal)
-    publish(
+    return runs.deploy_run(
         session,
-        row,
+        venue_id,
+        assignment_id,
+        principal,
+        confirmed_id=body.assignment_id,
         version=body.version,
         overrides=[(o.paper_id, o.reviewer_id, o.reason) for o in body.overrides],
-        actor=principal.name,
     )
-    session.commit()
-    return row

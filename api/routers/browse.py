@@ -1,4 +1,6 @@
-"""The edge browser and the statistics of a run (logic in :mod:`api.browse`).
+"""The edge browser and the statistics of a run (logic in
+:mod:`reviewer_recommender.services.browse`, reached through
+:mod:`reviewer_recommender.services.run_views`).
 
 Everything a run's readers may see: viewers read the live run's views too, with bids,
 conflict reasons, forbids and stored quotas left out (null); bids are chairs' only."""
@@ -22,10 +24,7 @@ from api.page_schemas import (
     ReviewerLoadOut,
 )
 from api.schemas import Page
-from reviewer_recommender.services import browse
-from reviewer_recommender.services.runs import require_assignment
-from reviewer_recommender.services.visibility import sees_marks
-from reviewer_recommender.storage.repository import require_paper, require_reviewer
+from reviewer_recommender.services import browse, run_views
 
 router = APIRouter(tags=["browse"])
 
@@ -53,10 +52,15 @@ def paper_edges(
     """A paper's assigned reviewers (best score first) then its other stored candidates
     (best first), each with score, bid, conflict reasons, pin and forbid, the reviewer's
     load and max load, whether the pair can be added, and the path of its explanation."""
-    row = require_assignment(session, venue_id, assignment_id, principal)
-    require_paper(session, venue_id, paper_id)
-    return browse.paper_edges(
-        session, row, paper_id, filter, limit, offset, marks=sees_marks(principal, venue_id)
+    return run_views.paper_edges(
+        session,
+        venue_id,
+        assignment_id,
+        paper_id,
+        principal,
+        which=filter,
+        limit=limit,
+        offset=offset,
     )
 
 
@@ -76,10 +80,15 @@ def reviewer_edges(
 ) -> dict[str, Any]:
     """A reviewer's assigned papers then their other stored candidate papers, with the
     same fields as a paper's edges (each paper's reviewer count and demand included)."""
-    row = require_assignment(session, venue_id, assignment_id, principal)
-    require_reviewer(session, venue_id, reviewer_id)
-    return browse.reviewer_edges(
-        session, row, reviewer_id, filter, limit, offset, marks=sees_marks(principal, venue_id)
+    return run_views.reviewer_edges(
+        session,
+        venue_id,
+        assignment_id,
+        reviewer_id,
+        principal,
+        which=filter,
+        limit=limit,
+        offset=offset,
     )
 
 
@@ -101,10 +110,11 @@ def run_papers(
 ) -> dict[str, Any]:
     """Every paper of the venue in this run: demand, reviewers assigned, missing, min and
     mean score; ``below_demand`` lists only the papers short of reviewers."""
-    row = require_assignment(session, venue_id, assignment_id, principal)
-    return browse.paper_stats(
+    return run_views.paper_stats(
         session,
-        row,
+        venue_id,
+        assignment_id,
+        principal,
         below_demand=below_demand,
         sort=sort,
         descending=descending,
@@ -136,16 +146,16 @@ def run_reviewers(
     """Every reviewer of the venue in this run: load against min and max load (the quota;
     chairs also see the stored max load, editable with ``PUT``/``DELETE
     /venues/{venue_id}/reviewer-max-loads/{reviewer_id}``), slack, mean score."""
-    row = require_assignment(session, venue_id, assignment_id, principal)
-    return browse.reviewer_stats(
+    return run_views.reviewer_stats(
         session,
-        row,
+        venue_id,
+        assignment_id,
+        principal,
         which=filter,
         sort=sort,
         descending=descending,
         limit=limit,
         offset=offset,
-        chair=sees_marks(principal, venue_id),
     )
 
 
@@ -158,8 +168,7 @@ def run_histogram(
     bins: Annotated[int, Query(ge=1, le=200)] = 20,
 ) -> dict[str, Any]:
     """Histogram of the assigned pairs' scores (``bins`` equal bins from min to max)."""
-    row = require_assignment(session, venue_id, assignment_id, principal)
-    return browse.score_histogram(session, row, bins)
+    return run_views.score_histogram(session, venue_id, assignment_id, principal, bins)
 
 
 @router.get("/venues/{venue_id}/assignments/{assignment_id}/bids", response_model=AssignmentBidsOut)
@@ -171,8 +180,7 @@ def run_bids(
 ) -> dict[str, Any]:
     """The run's assigned pairs by the reviewer's bid on them, and how many have none
     (chairs only: bids are private)."""
-    row = require_assignment(session, venue_id, assignment_id, principal)
-    return browse.assignment_bids(session, row)
+    return run_views.assignment_bids(session, venue_id, assignment_id, principal)
 
 
 @router.get("/venues/{venue_id}/bids/overview", response_model=BidOverviewOut)

@@ -1,6 +1,7 @@
-"""Two runs compared pair by pair (logic in :mod:`api.compare`): run ``assignment_id`` is
-the base, ``other_id`` the other; "added" pairs are in the other run only, "removed" ones in
-the base only. Both runs must be visible to the caller (viewers: the live run only)."""
+"""Two runs compared pair by pair (logic in :mod:`reviewer_recommender.services.compare`):
+run ``assignment_id`` is the base, ``other_id`` the other; "added" pairs are in the other
+run only, "removed" ones in the base only. Both runs must be visible to the caller (viewers:
+the live run only)."""
 
 from __future__ import annotations
 
@@ -15,19 +16,11 @@ from api.page_schemas import CompareOut, PairChangeOut, PaperDiffOut, ReviewerDi
 from api.schemas import Page
 from reviewer_recommender.services import compare
 from reviewer_recommender.services.ids import MAX_ROW_ID
-from reviewer_recommender.services.runs import require_assignment
 
 router = APIRouter(tags=["compare"])
 
 OtherId = Annotated[int, Path(ge=1, le=MAX_ROW_ID, description="the run compared to the base")]
 BASE = "/venues/{venue_id}/assignments/{assignment_id}/compare/{other_id}"
-
-
-def _runs(session: Any, venue_id: str, a: int, b: int, principal: Any) -> tuple[Any, Any]:
-    return (
-        require_assignment(session, venue_id, a, principal),
-        require_assignment(session, venue_id, b, principal),
-    )
 
 
 @router.get(BASE, response_model=CompareOut)
@@ -40,8 +33,7 @@ def compare_runs(
 ) -> dict[str, Any]:
     """Pairs shared, added and removed, papers and reviewers changed, objectives and mean
     scores of both runs."""
-    a, b = _runs(session, venue_id, assignment_id, other_id, principal)
-    return compare.summary(session, a, b)
+    return compare.compare_summary(session, venue_id, assignment_id, other_id, principal)
 
 
 @router.get(f"{BASE}/pairs", response_model=Page[PairChangeOut])
@@ -59,8 +51,16 @@ def compare_pairs(
     offset: Offset = 0,
 ) -> dict[str, Any]:
     """The pairs one run has and the other lacks, with their scores, by paper."""
-    a, b = _runs(session, venue_id, assignment_id, other_id, principal)
-    return compare.pair_changes(session, a, b, change, limit, offset)
+    return compare.compare_pairs(
+        session,
+        venue_id,
+        assignment_id,
+        other_id,
+        principal,
+        change=change,
+        limit=limit,
+        offset=offset,
+    )
 
 
 @router.get(f"{BASE}/papers", response_model=Page[PaperDiffOut])
@@ -75,8 +75,9 @@ def compare_papers(
 ) -> dict[str, Any]:
     """Papers whose reviewers differ: reviewers added and removed (best first), how many
     stayed, mean score in each run."""
-    a, b = _runs(session, venue_id, assignment_id, other_id, principal)
-    return compare.paper_changes(session, a, b, limit, offset)
+    return compare.compare_papers(
+        session, venue_id, assignment_id, other_id, principal, limit=limit, offset=offset
+    )
 
 
 @router.get(f"{BASE}/reviewers", response_model=Page[ReviewerDiffOut])
@@ -90,5 +91,6 @@ def compare_reviewers(
     offset: Offset = 0,
 ) -> dict[str, Any]:
     """Reviewers whose papers differ: load in each run, papers gained and lost."""
-    a, b = _runs(session, venue_id, assignment_id, other_id, principal)
-    return compare.reviewer_changes(session, a, b, limit, offset)
+    return compare.compare_reviewers(
+        session, venue_id, assignment_id, other_id, principal, limit=limit, offset=offset
+    )

@@ -8,47 +8,39 @@ thread pool: parsing a large file never blocks the event loop (see :mod:`api.upl
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import pandas as pd
 from fastapi import APIRouter, File, UploadFile
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from api.auth import Reader, Writer
-from api.dependencies import Limit, Offset, SessionDep
+from api.dependencies import Limit, Offset, SessionDep, SettingsDep
 from api.ids import PaperIdPath, ReviewerIdPath, VenueIdPath
 from api.schemas import Page, ReviewerOut, SubmissionOut, UploadResult
 from api.uploads import (
     CollectionPaused,
     RawBody,
-    SettingsDep,
     archive_limits,
     json_list_body,
     upload_bytes,
     upload_name,
 )
 from recommender.bids import EXCLUDING_BIDS
-from recommender.corpus import InputError, Problem, Reviewer, Submission
+from recommender.corpus import InputError, Problem, Submission
 from recommender.io import (
     parse_reviewers_upload,
     parse_submissions_upload,
     read_bids,
     read_pair_constraints,
 )
-from reviewer_recommender.services.ids import check_reviewers, check_submissions, text_problem
+from reviewer_recommender.services import corpus
+from reviewer_recommender.services.corpus import ReviewerRecord
+from reviewer_recommender.services.ids import text_problem
+from reviewer_recommender.services.results import UploadCounts
 from reviewer_recommender.storage.models import Bid, Conflict, Pin, ReviewerRow, SubmissionRow
-from reviewer_recommender.storage.repository import (
-    audit,
-    bump_corpus_version,
-    paginate,
-    require_paper,
-    require_reviewer,
-    reviewer_to_row,
-    submission_to_row,
-    upsert,
-)
-from reviewer_recommender.storage.search_keys import display_name
+from reviewer_recommender.storage.repository import Paged, audit
 
 router = APIRouter(tags=["corpus"])
 BID_LABEL_MAX_LENGTH = 50  # the bids table's label column
@@ -67,41 +59,6 @@ SUBMISSIONS_EXAMPLE = [
 ]
 
 
-def _store_reviewers(
-    session: Session, venue_id: str, actor: str, reviewers: tuple[Reviewer, ...], source: str
-) -> UploadResult:
-    check_reviewers(reviewers, source)
-    rows = [reviewer_to_row(venue_id, r) for r in reviewers]
-    return _store(session, venue_id, actor, ReviewerRow, rows, "reviewers.upload", source)
-
-
-def _store_submissions(
-    session: Session, venue_id: str, actor: str, submissions: tuple[Submission, ...], source: str
-) -> UploadResult:
-    check_submissions(submissions, source)
-    rows = [submission_to_row(venue_id, s) for s in submissions]
-    return _store(session, venue_id, actor, SubmissionRow, rows, "submissions.upload", source)
-
-
-def _store(
-    session: Session,
-    venue_id: str,
-    actor: str,
-    model: type[ReviewerRow] | type[SubmissionRow],
-    rows: list[dict[str, Any]],
-    action: str,
-    source: str,
-) -> UploadResult:
-    """Upsert checked reviewer or submission rows, a new corpus version, audited and
-    committed."""
-    created, updated = upsert(session, model, venue_id, rows)
-    bump_corpus_version(session, venue_id)
-    audit(session, venue_id, actor, action, source=source, created=created, updated=updated)
-    session.commit()
-    total = session.scalar(select(func.count()).where(model.venue_id == venue_id)) or 0
-    return UploadResult(created=created, updated=updated, total=total)
-
-
 @router.post("/venues/{venue_id}/reviewers/upload", response_model=UploadResult)
 def upload_reviewers(
     venue_id: VenueIdPath,
@@ -116,7 +73,7 @@ def upload_reviewers(
     publications: Annotated[
         UploadFile | None, File(description="publications.csv (with reviewers.csv)")
     ] = None,
-) -> UploadResult:
+) -> UploadCounts:
     """Upload reviewers from a file; 422 lists every bad row, nothing is stored then."""
     content = upload_bytes(file, settings, "reviewers")
     pubs = None
@@ -127,7 +84,7 @@ def upload_reviewers(
         )
     name = upload_name(file, "reviewers")
     reviewers = parse_reviewers_upload(name, content, pubs, archive_limits=archive_limits(settings))
-    return _store_reviewers(session, venue_id, principal.name, reviewers, name)
+    return corpus.store_reviewers(session, venue_id, principal.name, reviewers, name)
 
 
 @router.post(
@@ -144,10 +101,10 @@ def post_reviewers(
     session: SessionDep,
     body: RawBody,
     _gc: CollectionPaused,
-) -> UploadResult:
+) -> UploadCounts:
     """Upload reviewers as a JSON list (validated like a reviewers.json file)."""
     parsed = parse_reviewers_upload("request body.json", body)
-    return _store_reviewers(session, venue_id, principal.name, parsed, "request body")
+    return corpus.store_reviewers(session, venue_id, principal.name, parsed, "request body")
 
 
 @router.post("/venues/{venue_id}/submissions/upload", response_model=UploadResult)
@@ -158,12 +115,12 @@ def upload_submissions(
     session: SessionDep,
     _gc: CollectionPaused,
     file: Annotated[UploadFile, File(description="submissions .json (OpenReview), .jsonl or .csv")],
-) -> UploadResult:
+) -> UploadCounts:
     """Upload submissions from a file; 422 lists every bad row, nothing is stored then."""
     name = upload_name(file, "submissions")
     content = upload_bytes(file, settings, name)
     submissions = parse_submissions_upload(name, content)
-    return _store_submissions(session, venue_id, principal.name, submissions, name)
+    return corpus.store_submissions(session, venue_id, principal.name, submissions, name)
 
 
 @router.post(
@@ -179,10 +136,10 @@ def post_submissions(
     session: SessionDep,
     body: RawBody,
     _gc: CollectionPaused,
-) -> UploadResult:
+) -> UploadCounts:
     """Upload submissions as a JSON list (validated like a submissions.json file)."""
     parsed = parse_submissions_upload("request body.json", body)
-    return _store_submissions(session, venue_id, principal.name, parsed, "request body")
+    return corpus.store_submissions(session, venue_id, principal.name, parsed, "request body")
 
 
 def _check_known_ids(session: Session, venue_id: str, frame: pd.DataFrame, filename: str) -> None:
@@ -322,18 +279,6 @@ def upload_constraints(
     return UploadResult(created=len(forbidden) + len(new_pins), updated=0, total=len(frame))
 
 
-def _reviewer_out(row: ReviewerRow) -> ReviewerOut:
-    return ReviewerOut(
-        id=row.id,
-        name=row.name,
-        display_name=display_name(row.id, row.name),
-        email=row.email,
-        affiliation=row.affiliation,
-        attributes=row.attributes,
-        n_publications=len(row.publications),
-    )
-
-
 @router.get("/venues/{venue_id}/reviewers", response_model=Page[ReviewerOut])
 def list_reviewers(
     venue_id: VenueIdPath,
@@ -341,22 +286,15 @@ def list_reviewers(
     session: SessionDep,
     limit: Limit = 100,
     offset: Offset = 0,
-) -> dict[str, Any]:
-    query = select(ReviewerRow).where(ReviewerRow.venue_id == venue_id).order_by(ReviewerRow.id)
-    items, total = paginate(session, query, limit, offset)
-    return {
-        "items": [_reviewer_out(r) for r in items],
-        "total": total,
-        "limit": limit,
-        "offset": offset,
-    }
+) -> Paged[ReviewerRecord]:
+    return corpus.list_reviewers(session, venue_id, limit, offset)
 
 
 @router.get("/venues/{venue_id}/reviewers/{reviewer_id}", response_model=ReviewerOut)
 def get_reviewer(
     venue_id: VenueIdPath, reviewer_id: ReviewerIdPath, principal: Reader, session: SessionDep
-) -> ReviewerOut:
-    return _reviewer_out(require_reviewer(session, venue_id, reviewer_id))
+) -> ReviewerRecord:
+    return corpus.get_reviewer(session, venue_id, reviewer_id)
 
 
 @router.get("/venues/{venue_id}/submissions", response_model=Page[SubmissionOut])
@@ -366,16 +304,12 @@ def list_submissions(
     session: SessionDep,
     limit: Limit = 100,
     offset: Offset = 0,
-) -> dict[str, Any]:
-    query = (
-        select(SubmissionRow).where(SubmissionRow.venue_id == venue_id).order_by(SubmissionRow.id)
-    )
-    items, total = paginate(session, query, limit, offset)
-    return {"items": items, "total": total, "limit": limit, "offset": offset}
+) -> Paged[Submission]:
+    return corpus.list_submissions(session, venue_id, limit, offset)
 
 
 @router.get("/venues/{venue_id}/submissions/{paper_id}", response_model=SubmissionOut)
 def get_submission(
     venue_id: VenueIdPath, paper_id: PaperIdPath, principal: Reader, session: SessionDep
-) -> SubmissionRow:
-    return require_paper(session, venue_id, paper_id)
+) -> Submission:
+    return corpus.get_submission(session, venue_id, paper_id)

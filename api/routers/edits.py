@@ -1,5 +1,8 @@
 """Hand edits of a draft assignment, their preview, history and undo; the venue's pins and
-forbids (logic in :mod:`api.edits` and :mod:`api.history`).
+forbids (logic in :mod:`reviewer_recommender.services.run_edits` and
+:mod:`reviewer_recommender.services.history`, reached through
+:mod:`reviewer_recommender.services.draft_edits` and
+:mod:`reviewer_recommender.services.standing_pairs`).
 
 Pins become forced pairs and forbids conflicts in every later solve of the venue; a swap is
 a forbid of the pair it removes plus a pin of the pair it adds, so re-solves keep it.
@@ -12,7 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from sqlalchemy import select
 
 from api.auth import ChairReader, Writer
 from api.dependencies import Explainers, Limit, Offset, SessionDep
@@ -28,19 +30,17 @@ from api.page_schemas import (
     UndoIn,
 )
 from api.schemas import AssignedPairOut, AssignmentOut, Page, PairIn, PinIn, SwapIn
-from reviewer_recommender.errors import not_found
-from reviewer_recommender.services import run_edits as edits
-from reviewer_recommender.services.history import edits_out, history_page, undo_last
-from reviewer_recommender.services.runs import require_assignment, require_draft
-from reviewer_recommender.storage.models import AssignmentPair, AssignmentRow, Conflict, Pin
-from reviewer_recommender.storage.names import name_rows
-from reviewer_recommender.storage.repository import audit, named_page, of_pair
+from reviewer_recommender.services import draft_edits, standing_pairs
+from reviewer_recommender.services.draft_edits import EditResult
+from reviewer_recommender.services.run_edits import EditRequest
+from reviewer_recommender.storage.models import AssignmentRow
+from reviewer_recommender.storage.repository import Paged
 
 router = APIRouter(tags=["edits"])
 
 
-def _request(body: EditIn) -> edits.EditRequest:
-    return edits.EditRequest(
+def _request(body: EditIn) -> EditRequest:
+    return EditRequest(
         action=body.action,
         paper_id=body.paper_id,
         reviewer_id=body.reviewer_id,
@@ -48,38 +48,6 @@ def _request(body: EditIn) -> edits.EditRequest:
         reason=body.reason,
         force=body.force,
     )
-
-
-def _pair_out(session: SessionDep, row: AssignmentRow, paper_id: str, reviewer_id: str) -> Any:
-    pair = session.get(AssignmentPair, (row.id, paper_id, reviewer_id))
-    if pair is None:
-        raise not_found("assigned pair", f"{paper_id}/{reviewer_id}")
-    named = name_rows(
-        session,
-        row.venue_id,
-        [
-            {
-                "paper_id": paper_id,
-                "reviewer_id": reviewer_id,
-                "score": pair.score,
-                "pinned": pair.pinned,
-            }
-        ],
-    )
-    return named[0]
-
-
-def _apply(
-    explainers: Explainers,
-    session: SessionDep,
-    row: AssignmentRow,
-    request: edits.EditRequest,
-    actor: str,
-    version: int | None = None,
-) -> edits.Applied:
-    applied = edits.apply_edit(explainers, session, row, request, actor, expected_version=version)
-    session.commit()
-    return applied
 
 
 @router.post(
@@ -98,9 +66,8 @@ def preview_edit(
     forbids changed, hard constraints broken before and after, warnings in words. An edit
     that would be refused answers ``allowed: false`` with its error ``code``; one refused
     only for breaking a limit (``force_allowed``) shows what ``force`` would do."""
-    row = require_draft(session, venue_id, assignment_id, principal)
-    return edits.preview_edit(
-        explainers, session, row, _request(body), principal.name, expected_version=body.version
+    return draft_edits.preview_draft_edit(
+        explainers, session, venue_id, assignment_id, principal, _request(body), body.version
     )
 
 
@@ -112,19 +79,15 @@ def apply_edit(
     explainers: Explainers,
     principal: Writer,
     session: SessionDep,
-) -> dict[str, Any]:
+) -> EditResult:
     """Apply an edit (pin, unpin, forbid, unforbid, swap, assign, remove): the draft's
     version is bumped, the edit is recorded in its history (undoable) and audited. Refusals:
     409 ``conflict_of_interest``, ``would_overfill`` (``force_allowed``),
     ``already_assigned``, ``not_assigned``, ``pinned_pair``, ``stale_version``,
     ``not_a_draft``; 404 for unknown ids, pins or forbids."""
-    row = require_draft(session, venue_id, assignment_id, principal)
-    applied = _apply(explainers, session, row, _request(body), principal.name, body.version)
-    return {
-        "edit": edits_out(session, row, [applied.edit])[0],
-        "effect": applied.effect,
-        "assignment": AssignmentOut.model_validate(row),
-    }
+    return draft_edits.apply_draft_edit(
+        explainers, session, venue_id, assignment_id, principal, _request(body), body.version
+    )
 
 
 @router.get("/venues/{venue_id}/assignments/{assignment_id}/edits", response_model=Page[EditOut])
@@ -137,8 +100,7 @@ def list_edits(
     offset: Offset = 0,
 ) -> dict[str, Any]:
     """The run's edit history, newest first, undone entries marked (chairs only)."""
-    row = require_assignment(session, venue_id, assignment_id, principal)
-    return history_page(session, row, limit, offset)
+    return draft_edits.edit_history(session, venue_id, assignment_id, principal, limit, offset)
 
 
 @router.post("/venues/{venue_id}/assignments/{assignment_id}/undo", response_model=EditResultOut)
@@ -148,20 +110,13 @@ def undo_edit(
     body: UndoIn,
     principal: Writer,
     session: SessionDep,
-) -> dict[str, Any]:
+) -> EditResult:
     """Undo the draft's newest change not yet undone (an edit or a bulk change): its pairs,
     pins and forbids as they were, its summary restored; the version is bumped. 409
     ``nothing_to_undo``, ``stale_version`` (``version`` must be the current one)."""
-    row = require_draft(session, venue_id, assignment_id, principal)
-    entry, effect = undo_last(
-        session, row, version=body.version, actor=principal.name, reason=body.reason
+    return draft_edits.undo_draft_edit(
+        session, venue_id, assignment_id, principal, version=body.version, reason=body.reason
     )
-    session.commit()
-    return {
-        "edit": edits_out(session, row, [entry])[0],
-        "effect": effect,
-        "assignment": AssignmentOut.model_validate(row),
-    }
 
 
 # ---- the original edit routes (same code path) ---------------------------------------------
@@ -175,19 +130,24 @@ def pin_pair(
     explainers: Explainers,
     principal: Writer,
     session: SessionDep,
-) -> Any:
+) -> dict[str, Any]:
     """Require a pair: added to this draft and forced in every later solve (the ``pin``
     edit of ``POST .../edits``).
 
     409 ``conflict_of_interest`` if the pair is one, ``would_overfill`` if adding it
     would exceed the reviewer's max load or the paper's demand in this draft (the message
     names the limits) unless ``force`` is true."""
-    row = require_draft(session, venue_id, assignment_id, principal)
-    request = edits.EditRequest(
-        "pin", body.paper_id, body.reviewer_id, None, body.reason, body.force
+    return draft_edits.pin_pair(
+        explainers,
+        session,
+        venue_id,
+        assignment_id,
+        principal,
+        paper_id=body.paper_id,
+        reviewer_id=body.reviewer_id,
+        reason=body.reason,
+        force=body.force,
     )
-    _apply(explainers, session, row, request, principal.name)
-    return _pair_out(session, row, body.paper_id, body.reviewer_id)
 
 
 @router.post("/venues/{venue_id}/assignments/{assignment_id}/unpin", response_model=AssignedPairOut)
@@ -198,14 +158,18 @@ def unpin_pair(
     explainers: Explainers,
     principal: Writer,
     session: SessionDep,
-) -> Any:
+) -> dict[str, Any]:
     """Drop a pin of a pair of this draft: the pair stays but is no longer forced."""
-    row = require_draft(session, venue_id, assignment_id, principal)
-    if session.get(AssignmentPair, (row.id, body.paper_id, body.reviewer_id)) is None:
-        raise not_found("pin", f"{body.paper_id}/{body.reviewer_id}")
-    request = edits.EditRequest("unpin", body.paper_id, body.reviewer_id, None, body.reason)
-    _apply(explainers, session, row, request, principal.name)
-    return _pair_out(session, row, body.paper_id, body.reviewer_id)
+    return draft_edits.unpin_pair(
+        explainers,
+        session,
+        venue_id,
+        assignment_id,
+        principal,
+        paper_id=body.paper_id,
+        reviewer_id=body.reviewer_id,
+        reason=body.reason,
+    )
 
 
 @router.post("/venues/{venue_id}/assignments/{assignment_id}/forbid", response_model=AssignmentOut)
@@ -218,10 +182,16 @@ def forbid_pair(
     session: SessionDep,
 ) -> AssignmentRow:
     """Forbid a pair: removed from this draft and a conflict in every later solve."""
-    row = require_draft(session, venue_id, assignment_id, principal)
-    request = edits.EditRequest("forbid", body.paper_id, body.reviewer_id, None, body.reason)
-    _apply(explainers, session, row, request, principal.name)
-    return row
+    return draft_edits.forbid_pair(
+        explainers,
+        session,
+        venue_id,
+        assignment_id,
+        principal,
+        paper_id=body.paper_id,
+        reviewer_id=body.reviewer_id,
+        reason=body.reason,
+    )
 
 
 @router.post("/venues/{venue_id}/assignments/{assignment_id}/swap", response_model=AssignedPairOut)
@@ -232,23 +202,24 @@ def swap_reviewer(
     explainers: Explainers,
     principal: Writer,
     session: SessionDep,
-) -> Any:
+) -> dict[str, Any]:
     """Replace one reviewer of a paper with another in this draft; stored as a forbid of
     the old pair and a pin of the new one, so re-solves keep the swap.
 
     409 if the incoming reviewer is in conflict or would go over their max load, unless
     ``force`` is true (loads only)."""
-    row = require_draft(session, venue_id, assignment_id, principal)
-    request = edits.EditRequest(
-        "swap",
-        body.paper_id,
-        body.add_reviewer_id,
-        body.remove_reviewer_id,
-        body.reason,
-        body.force,
+    return draft_edits.swap_reviewer(
+        explainers,
+        session,
+        venue_id,
+        assignment_id,
+        principal,
+        paper_id=body.paper_id,
+        add_reviewer_id=body.add_reviewer_id,
+        remove_reviewer_id=body.remove_reviewer_id,
+        reason=body.reason,
+        force=body.force,
     )
-    _apply(explainers, session, row, request, principal.name)
-    return _pair_out(session, row, body.paper_id, body.add_reviewer_id)
 
 
 # ---- the venue's pins and forbids ---------------------------------------------------------------
@@ -263,20 +234,10 @@ def list_pins(
     offset: Offset = 0,
     paper_id: IdQuery = None,
     reviewer_id: ReviewerIdQuery = None,
-) -> dict[str, Any]:
+) -> Paged[dict[str, Any]]:
     """The venue's pinned pairs (forced in every solve), by paper then reviewer (chairs)."""
-    query = of_pair(select(Pin).where(Pin.venue_id == venue_id), Pin, paper_id, reviewer_id)
-    return named_page(
-        session,
-        venue_id,
-        query.order_by(Pin.paper_id, Pin.reviewer_id),
-        limit,
-        offset,
-        lambda p: {
-            "paper_id": p.paper_id,
-            "reviewer_id": p.reviewer_id,
-            "created_by": p.created_by,
-        },
+    return standing_pairs.list_pins(
+        session, venue_id, paper_id=paper_id, reviewer_id=reviewer_id, limit=limit, offset=offset
     )
 
 
@@ -289,18 +250,11 @@ def list_forbids(
     offset: Offset = 0,
     paper_id: IdQuery = None,
     reviewer_id: ReviewerIdQuery = None,
-) -> dict[str, Any]:
+) -> Paged[dict[str, Any]]:
     """The venue's forbidden pairs (chairs' exclusions in every solve) with their reasons,
     by paper then reviewer (chairs)."""
-    query = select(Conflict).where(Conflict.venue_id == venue_id, Conflict.source == "forbid")
-    query = of_pair(query, Conflict, paper_id, reviewer_id)
-    return named_page(
-        session,
-        venue_id,
-        query.order_by(Conflict.paper_id, Conflict.reviewer_id),
-        limit,
-        offset,
-        lambda c: {"paper_id": c.paper_id, "reviewer_id": c.reviewer_id, "reason": c.reason},
+    return standing_pairs.list_forbids(
+        session, venue_id, paper_id=paper_id, reviewer_id=reviewer_id, limit=limit, offset=offset
     )
 
 
@@ -314,15 +268,8 @@ def delete_pin(
 ) -> DeletedOut:
     """Remove a pin at venue level: later solves no longer force the pair. No run changes
     (within a draft, the ``unpin`` edit also clears the pair's flag and can be undone)."""
-    row = session.get(Pin, (venue_id, paper_id, reviewer_id))
-    if row is None:
-        raise not_found("pin", f"{paper_id}/{reviewer_id}")
-    session.delete(row)
-    audit(
-        session, venue_id, principal.name, "pins.delete", paper_id=paper_id, reviewer_id=reviewer_id
-    )
-    session.commit()
-    return DeletedOut(deleted=1)
+    deleted = standing_pairs.delete_pin(session, venue_id, paper_id, reviewer_id, principal.name)
+    return DeletedOut(deleted=deleted)
 
 
 @router.delete("/venues/{venue_id}/forbids/{paper_id}/{reviewer_id}", response_model=DeletedOut)
@@ -335,19 +282,5 @@ def delete_forbid(
 ) -> DeletedOut:
     """Lift a forbid at venue level: later solves may assign the pair again. No run
     changes (within a draft, the ``unforbid`` edit can be undone)."""
-    row = session.get(Conflict, (venue_id, paper_id, reviewer_id, "forbid"))
-    if row is None:
-        raise not_found("forbid", f"{paper_id}/{reviewer_id}")
-    reason = row.reason
-    session.delete(row)
-    audit(
-        session,
-        venue_id,
-        principal.name,
-        "forbids.delete",
-        paper_id=paper_id,
-        reviewer_id=reviewer_id,
-        forbid_reason=reason,
-    )
-    session.commit()
-    return DeletedOut(deleted=1)
+    deleted = standing_pairs.delete_forbid(session, venue_id, paper_id, reviewer_id, principal.name)
+    return DeletedOut(deleted=deleted)

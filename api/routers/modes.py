@@ -1,5 +1,5 @@
 """Assignment modes: the randomness of a randomized run, and emergency re-assignment of the
-live run (logic in :mod:`api.modes`)."""
+live run (logic in :mod:`reviewer_recommender.services.modes`)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ from fastapi import APIRouter, status
 from api.auth import Reader, Writer
 from api.dependencies import SessionDep
 from api.ids import RowIdPath, VenueIdPath
-from api.schemas import AssignmentOut, RandomnessOut, ReassignIn, ReassignOut
+from api.schemas import RandomnessOut, ReassignIn, ReassignOut
 from reviewer_recommender.services import modes
-from reviewer_recommender.services.runs import require_assignment
 
 router = APIRouter(tags=["assignments"])
 
@@ -28,8 +27,7 @@ def get_randomness(
     (``perturbation`` and/or ``probability_cap``) was sampled from, each beside the same
     figure for the best deterministic assignment. Deterministic runs: ``randomized`` false
     and no rows. Visible to whoever may see the run."""
-    row = require_assignment(session, venue_id, assignment_id, principal)
-    return modes.randomness(row)
+    return modes.run_randomness(session, venue_id, assignment_id, principal)
 
 
 @router.post(
@@ -52,7 +50,7 @@ def reassign_live(
 
     409: no live run, no affinities, or no assignment exists even moving pairs (with the
     diagnosis); 422: nothing named, an unknown reviewer, a pair that is not live."""
-    row, result = modes.reassign_live(
+    return modes.reassign_live_run(
         session,
         venue_id,
         withdraw=list(body.withdraw),
@@ -60,21 +58,3 @@ def reassign_live(
         reason=body.reason,
         actor=principal.name,
     )
-    session.commit()
-    session.refresh(row)
-    summary = result.summary
-    return {
-        "assignment": AssignmentOut.model_validate(row, from_attributes=True),
-        "derived_from": summary_derived_from(row),
-        "stage": result.reassignment.stage,
-        "kept": result.kept,
-        "added": modes.changed_pairs(result.added, "fills a vacated slot"),
-        "removed": modes.changed_pairs(result.removed),
-        "objective": summary["objective"],
-        "minimality": summary["minimality"],
-        "warnings": result.warnings,
-    }
-
-
-def summary_derived_from(row: Any) -> int:
-    return int((row.summary or {}).get("reassignment", {}).get("derived_from"))

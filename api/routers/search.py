@@ -1,4 +1,5 @@
-"""Type-ahead search of papers and reviewers (logic in :mod:`api.search`)."""
+"""Type-ahead search of papers and reviewers (logic in
+:mod:`reviewer_recommender.services.search`)."""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from reviewer_recommender.errors import InvalidRequest
 from reviewer_recommender.services.limits import resolve_limits
 from reviewer_recommender.services.params import AssignmentIn
 from reviewer_recommender.storage.models import ReviewerRow, SubmissionRow
@@ -44,6 +45,23 @@ def capacity_check(session: Session, venue_id: str, body: AssignmentIn) -> dict[
         "smallest_max_load": totals.smallest_max_load,
         "message": capacity_shortfall(resolved, papers, reviewers),
     }
+
+
+def venue_capacity(
+    session: Session, venue_id: str, *, reviewers_per_paper: int, min_load: int, max_load: int
+) -> dict[str, Any]:
+    """:func:`capacity_check` for a solve with these options (422 when ``min_load`` exceeds
+    ``max_load``: no reviewer could meet both)."""
+    if min_load > max_load:
+        raise InvalidRequest(
+            "validation_error",
+            f"min_load: {min_load} exceeds the maximum load {max_load}; no reviewer could "
+            "meet both",
+        )
+    body = AssignmentIn(
+        reviewers_per_paper=reviewers_per_paper, min_load=min_load, max_load=max_load
+    )
+    return capacity_check(session, venue_id, body)
 
 
 def solve_defaults(session: Session, venue_id: str) -> dict[str, Any]:

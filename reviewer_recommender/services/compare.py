@@ -11,6 +11,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.jobs.handlers import json_safe
+from reviewer_recommender.services.runs import require_assignment
+from reviewer_recommender.services.tokens import Principal
 from reviewer_recommender.storage.models import AssignmentPair, AssignmentRow
 from reviewer_recommender.storage.names import lookup
 
@@ -168,3 +170,69 @@ def reviewer_changes(
             }
         )
     return {"items": items, "total": len(changed), "limit": limit, "offset": offset}
+
+
+# ---- two runs the caller may see, by id ----------------------------------------------------
+
+
+def _runs(
+    session: Session, venue_id: str, base_id: int, other_id: int, principal: Principal
+) -> tuple[AssignmentRow, AssignmentRow]:
+    """Both runs, if both belong to the venue and the caller may see them (404 otherwise)."""
+    return (
+        require_assignment(session, venue_id, base_id, principal),
+        require_assignment(session, venue_id, other_id, principal),
+    )
+
+
+def compare_summary(
+    session: Session, venue_id: str, base_id: int, other_id: int, principal: Principal
+) -> dict[str, Any]:
+    """:func:`summary` of two runs (``CompareOut``)."""
+    return summary(session, *_runs(session, venue_id, base_id, other_id, principal))
+
+
+def compare_pairs(
+    session: Session,
+    venue_id: str,
+    base_id: int,
+    other_id: int,
+    principal: Principal,
+    *,
+    change: str,
+    limit: int,
+    offset: int,
+) -> dict[str, Any]:
+    """:func:`pair_changes` of two runs."""
+    a, b = _runs(session, venue_id, base_id, other_id, principal)
+    return pair_changes(session, a, b, change, limit, offset)
+
+
+def compare_papers(
+    session: Session,
+    venue_id: str,
+    base_id: int,
+    other_id: int,
+    principal: Principal,
+    *,
+    limit: int,
+    offset: int,
+) -> dict[str, Any]:
+    """:func:`paper_changes` of two runs."""
+    a, b = _runs(session, venue_id, base_id, other_id, principal)
+    return paper_changes(session, a, b, limit, offset)
+
+
+def compare_reviewers(
+    session: Session,
+    venue_id: str,
+    base_id: int,
+    other_id: int,
+    principal: Principal,
+    *,
+    limit: int,
+    offset: int,
+) -> dict[str, Any]:
+    """:func:`reviewer_changes` of two runs."""
+    a, b = _runs(session, venue_id, base_id, other_id, principal)
+    return reviewer_changes(session, a, b, limit, offset)

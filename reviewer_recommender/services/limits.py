@@ -26,13 +26,22 @@ from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from recommender.corpus import InputError, Problem
+from reviewer_recommender.services.results import UploadCounts
 from reviewer_recommender.storage.models import (
     PaperDemand,
     ReviewerMaxLoad,
     ReviewerRow,
     SubmissionRow,
 )
-from reviewer_recommender.storage.repository import audit, not_found
+from reviewer_recommender.storage.repository import (
+    Paged,
+    audit,
+    named_page,
+    not_found,
+    require_paper,
+    require_reviewer,
+)
+from reviewer_recommender.storage.search_keys import display_name
 
 
 def stored_demands(session: Session, venue_id: str) -> dict[str, int]:
@@ -285,20 +294,138 @@ MAX_LOADS = StoredTable(
 def delete_stored_entry(
     session: Session, venue_id: str, table: StoredTable, entry_id: str, actor: str
 ) -> None:
-    """Remove one stored entry of ``table`` (404 when there is none) and audit it, in the
-    caller's transaction."""
+    """Remove one stored entry of ``table`` (404 when there is none), audited and
+    committed: that paper or reviewer takes each solve's default again."""
     row = session.get(table.model, (venue_id, entry_id))
     if row is None:
         raise not_found(table.entry, entry_id)
     session.delete(row)
     audit(session, venue_id, actor, f"{table.action}.delete", **{table.key: entry_id})
+    session.commit()
 
 
 def clear_stored_table(session: Session, venue_id: str, table: StoredTable, actor: str) -> int:
-    """Remove every stored entry of ``table`` and audit it, in the caller's transaction;
-    returns how many there were."""
+    """Remove every stored entry of ``table``, audited and committed; returns how many
+    there were."""
     model = table.model
     count = int(session.scalar(select(func.count()).where(model.venue_id == venue_id)) or 0)
     session.execute(delete(model).where(model.venue_id == venue_id))
     audit(session, venue_id, actor, f"{table.action}.clear", rows=count)
+    session.commit()
     return count
+
+
+# ---- the stored tables as venue resources -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PaperDemandEntry:
+    paper_id: str
+    paper_title: str
+    demand: int
+
+
+@dataclass(frozen=True)
+class ReviewerMaxLoadEntry:
+    reviewer_id: str
+    reviewer_name: str
+    max_load: int
+
+
+def upload_demands(
+    session: Session, venue_id: str, frame: pd.DataFrame, source: str, actor: str
+) -> UploadCounts:
+    """Replace the stored demands with a parsed ``paper_id, demand`` file (audited,
+    committed); InputError naming every unknown paper, nothing changed then."""
+    stored = replace_demands(session, venue_id, frame, source)
+    audit(session, venue_id, actor, "paper_demands.upload", source=source, rows=stored)
+    session.commit()
+    return UploadCounts(created=stored, updated=0, total=stored)
+
+
+def upload_max_loads(
+    session: Session, venue_id: str, frame: pd.DataFrame, source: str, actor: str
+) -> UploadCounts:
+    """Replace the stored max loads with a parsed ``reviewer_id, max`` file (audited,
+    committed); InputError naming every unknown reviewer, nothing changed then."""
+    stored = replace_max_loads(session, venue_id, frame, source)
+    audit(session, venue_id, actor, "reviewer_max_loads.upload", source=source, rows=stored)
+    session.commit()
+    return UploadCounts(created=stored, updated=0, total=stored)
+
+
+def list_demands(session: Session, venue_id: str, limit: int, offset: int) -> Paged[dict[str, Any]]:
+    """The stored demands by paper id, with the papers' titles."""
+    query = (
+        select(PaperDemand).where(PaperDemand.venue_id == venue_id).order_by(PaperDemand.paper_id)
+    )
+    return named_page(
+        session,
+        venue_id,
+        query,
+        limit,
+        offset,
+        lambda d: {"paper_id": d.paper_id, "demand": d.demand},
+    )
+
+
+def list_max_loads(
+    session: Session, venue_id: str, limit: int, offset: int
+) -> Paged[dict[str, Any]]:
+    """The stored max loads by reviewer id, with the reviewers' names."""
+    query = (
+        select(ReviewerMaxLoad)
+        .where(ReviewerMaxLoad.venue_id == venue_id)
+        .order_by(ReviewerMaxLoad.reviewer_id)
+    )
+    return named_page(
+        session,
+        venue_id,
+        query,
+        limit,
+        offset,
+        lambda m: {"reviewer_id": m.reviewer_id, "max_load": m.max_load},
+    )
+
+
+def set_demand(
+    session: Session, venue_id: str, paper_id: str, demand: int, actor: str
+) -> PaperDemandEntry:
+    """Store one paper's demand (audited, committed); 404 for an unknown paper."""
+    paper = require_paper(session, venue_id, paper_id)
+    row = session.get(PaperDemand, (venue_id, paper_id))
+    if row is None:
+        row = PaperDemand(venue_id=venue_id, paper_id=paper_id, demand=demand)
+        session.add(row)
+    else:
+        row.demand = demand
+    audit(session, venue_id, actor, "paper_demands.set", paper_id=paper_id, demand=demand)
+    session.commit()
+    return PaperDemandEntry(paper_id=paper_id, paper_title=paper.title, demand=demand)
+
+
+def set_max_load(
+    session: Session, venue_id: str, reviewer_id: str, max_load: int, actor: str
+) -> ReviewerMaxLoadEntry:
+    """Store one reviewer's max load (audited, committed); 404 for an unknown reviewer."""
+    reviewer = require_reviewer(session, venue_id, reviewer_id)
+    row = session.get(ReviewerMaxLoad, (venue_id, reviewer_id))
+    if row is None:
+        row = ReviewerMaxLoad(venue_id=venue_id, reviewer_id=reviewer_id, max_load=max_load)
+        session.add(row)
+    else:
+        row.max_load = max_load
+    audit(
+        session,
+        venue_id,
+        actor,
+        "reviewer_max_loads.set",
+        reviewer_id=reviewer_id,
+        max_load=max_load,
+    )
+    session.commit()
+    return ReviewerMaxLoadEntry(
+        reviewer_id=reviewer_id,
+        reviewer_name=display_name(reviewer_id, reviewer.name),
+        max_load=max_load,
+    )

@@ -31,7 +31,8 @@ from reviewer_recommender.jobs.handlers import json_safe
 from reviewer_recommender.services.limits import read_stored_limits, resolve_limits
 from reviewer_recommender.services.params import ReassignParams
 from reviewer_recommender.services.publishing import run_pairs
-from reviewer_recommender.services.runs import live_run
+from reviewer_recommender.services.runs import live_run, require_assignment
+from reviewer_recommender.services.tokens import Principal
 from reviewer_recommender.storage.models import (
     AssignmentPair,
     AssignmentRow,
@@ -96,6 +97,13 @@ def randomness(row: AssignmentRow) -> dict[str, Any]:
             for name in METRICS
         ],
     }
+
+
+def run_randomness(
+    session: Session, venue_id: str, assignment_id: int, principal: Principal
+) -> dict[str, Any]:
+    """:func:`randomness` of a run the caller may see."""
+    return randomness(require_assignment(session, venue_id, assignment_id, principal))
 
 
 def _unknown(wanted: list[str], known: set[str], what: str) -> list[str]:
@@ -307,6 +315,36 @@ def _record(
             session.delete(pin)
     session.flush()
     del actor  # recorded by the caller's audit entry
+
+
+def reassign_live_run(
+    session: Session,
+    venue_id: str,
+    *,
+    withdraw: list[str],
+    remove: list[tuple[str, str]],
+    reason: str,
+    actor: str,
+) -> dict[str, Any]:
+    """:func:`reassign_live`, committed: the new draft and what changed against the live
+    run it derives from (``ReassignOut``)."""
+    row, result = reassign_live(
+        session, venue_id, withdraw=withdraw, remove=remove, reason=reason, actor=actor
+    )
+    session.commit()
+    session.refresh(row)
+    summary = result.summary
+    return {
+        "assignment": row,
+        "derived_from": int((row.summary or {}).get("reassignment", {}).get("derived_from")),
+        "stage": result.reassignment.stage,
+        "kept": result.kept,
+        "added": changed_pairs(result.added, "fills a vacated slot"),
+        "removed": changed_pairs(result.removed),
+        "objective": summary["objective"],
+        "minimality": summary["minimality"],
+        "warnings": result.warnings,
+    }
 
 
 def changed_pairs(frame: pd.DataFrame, reason: str | None = None) -> list[dict[str, Any]]:

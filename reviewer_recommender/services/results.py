@@ -3,6 +3,7 @@ the HTTP API uses them as response bodies, other faces read their fields)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -44,3 +45,13 @@ class PaperAssignmentOut(BaseModel):
         description="unassigned, conflict-free stored candidates with load below their max, "
         "best score first (matching.alternates)"
     )
+
+
+@dataclass(frozen=True)
+class UploadCounts:
+    """What an upload stored: rows created and updated, and how many of that kind the venue
+    has now (``UploadResult``)."""
+
+    created: int
+    updated: int
+    total: int

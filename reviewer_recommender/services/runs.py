@@ -1,6 +1,7 @@
-"""Assignment runs: finding one the caller may see, starting a solve, and the read-only
-views of a run (statistics, one paper with alternates). Venue-level logic kept out of the
-routers so that the service layer can take it over."""
+"""Assignment runs: finding one the caller may see, listing them, starting a solve (also
+with a max-papers file) or a re-solve, naming and publishing a run, and the statistics and
+one-paper view of a run (:mod:`reviewer_recommender.services.run_views` serves them with
+the caller's visibility)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,18 @@ from pydantic import ValidationError
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from reviewer_recommender.errors import InvalidRequest, StateConflict
+from reviewer_recommender.errors import InvalidRequest, NotFound, StateConflict
 from reviewer_recommender.jobs.handlers import json_safe
 from reviewer_recommender.jobs.runner import JobRunner
-from reviewer_recommender.services.limits import Limits, contradictions, resolve_limits, unknown_ids
+from reviewer_recommender.services.limits import (
+    Limits,
+    contradictions,
+    replace_max_loads,
+    resolve_limits,
+    unknown_ids,
+)
 from reviewer_recommender.services.params import AssignmentIn, ResolveIn
+from reviewer_recommender.services.publishing import publish
 from reviewer_recommender.services.results import PaperAssignmentOut, PaperReviewerOut
 from reviewer_recommender.services.tokens import Principal
 from reviewer_recommender.services.visibility import visible_states
@@ -31,8 +39,10 @@ from reviewer_recommender.storage.models import (
 )
 from reviewer_recommender.storage.names import lookup
 from reviewer_recommender.storage.repository import (
+    Paged,
     audit,
     not_found,
+    query_page,
     require_run,
     stale_message,
     start_job,
@@ -71,6 +81,29 @@ def live_run(session: Session, venue_id: str) -> AssignmentRow | None:
             AssignmentRow.venue_id == venue_id, AssignmentRow.state == "live"
         )
     )
+
+
+def require_live_run(session: Session, venue_id: str) -> AssignmentRow:
+    """The venue's live run (404 while none is published)."""
+    row = live_run(session, venue_id)
+    if row is None:
+        raise NotFound(None, f"venue {venue_id!r} has no live assignment yet")
+    return row
+
+
+def list_runs(
+    session: Session, venue_id: str, principal: Principal, limit: int, offset: int
+) -> Paged[AssignmentRow]:
+    """The venue's runs the caller may see, newest first (viewers: the live one)."""
+    query = (
+        select(AssignmentRow)
+        .where(AssignmentRow.venue_id == venue_id)
+        .order_by(AssignmentRow.id.desc())
+    )
+    states = visible_states(principal, venue_id)
+    if states is not None:
+        query = query.where(AssignmentRow.state.in_(states))
+    return query_page(session, query, limit, offset)
 
 
 def start_assignment(
@@ -140,6 +173,81 @@ def start_assignment(
     label = {"name": body.name, "note": body.note, "derived_from": derived_from}
     params = {**parameters, "affinity_run_id": run.id, "run": label}
     return start_job(runner, session, venue_id, "assignment", params, actor)
+
+
+def solve_with_max_loads(
+    runner: JobRunner,
+    session: Session,
+    venue_id: str,
+    body: AssignmentIn,
+    max_loads: pd.DataFrame,
+    source: str,
+    actor: str,
+) -> Job:
+    """Store ``max_loads`` (a parsed ``reviewer_id, max`` file) as the venue's reviewer max
+    loads, replacing them, and queue a solve with ``body``; the file's rows win over
+    ``body.custom_max_load`` entries of the same reviewers. Nothing is stored when the file
+    names an unknown reviewer or the solve is refused."""
+    stored = replace_max_loads(session, venue_id, max_loads, source)
+    covered = set(max_loads["reviewer_id"])
+    body = body.model_copy(
+        update={
+            "custom_max_load": {r: m for r, m in body.custom_max_load.items() if r not in covered}
+        }
+    )
+    audit(session, venue_id, actor, "reviewer_max_loads.upload", source=source, rows=stored)
+    return start_assignment(runner, session, venue_id, body, actor)
+
+
+def label_run(
+    session: Session,
+    venue_id: str,
+    assignment_id: int,
+    principal: Principal,
+    *,
+    name: str | None,
+    note: str | None,
+) -> AssignmentRow:
+    """Name a run the caller may see or note something on it (:func:`relabel`)."""
+    row = require_assignment(session, venue_id, assignment_id, principal)
+    return relabel(session, row, name=name, note=note, actor=principal.name)
+
+
+def resolve_run(
+    runner: JobRunner,
+    session: Session,
+    venue_id: str,
+    assignment_id: int,
+    principal: Principal,
+    body: ResolveIn,
+) -> Job:
+    """Queue a re-solve of a run the caller may see (:func:`resolve`)."""
+    row = require_assignment(session, venue_id, assignment_id, principal)
+    return resolve(runner, session, row, body, principal.name)
+
+
+def deploy_run(
+    session: Session,
+    venue_id: str,
+    assignment_id: int,
+    principal: Principal,
+    *,
+    confirmed_id: int,
+    version: int,
+    overrides: list[tuple[str | None, str | None, str]],
+) -> AssignmentRow:
+    """Publish a run (:func:`reviewer_recommender.services.publishing.publish`) and commit;
+    422 when the confirmation names another run than ``assignment_id``."""
+    if confirmed_id != assignment_id:
+        raise InvalidRequest(
+            None,
+            f"the confirmation names assignment {confirmed_id}, but this request "
+            f"publishes assignment {assignment_id}",
+        )
+    row = require_assignment(session, venue_id, assignment_id, principal)
+    publish(session, row, version=version, overrides=overrides, actor=principal.name)
+    session.commit()
+    return row
 
 
 def relabel(

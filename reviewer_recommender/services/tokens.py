@@ -22,12 +22,18 @@ from typing import overload
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from reviewer_recommender.errors import Forbidden, NotFound, Unauthenticated
+from reviewer_recommender.errors import (
+    Forbidden,
+    InvalidRequest,
+    NotFound,
+    Unauthenticated,
+    not_found,
+)
 from reviewer_recommender.services.ids import venue_id_problem
 from reviewer_recommender.settings import Settings
 from reviewer_recommender.storage.db import Database, migrate
 from reviewer_recommender.storage.models import ApiToken, Venue, utcnow
-from reviewer_recommender.storage.repository import audit
+from reviewer_recommender.storage.repository import Paged, audit
 
 ROLES = ("admin", "chair", "viewer")
 TOKEN_PREFIX = "rec_"
@@ -203,6 +209,130 @@ def revoke_token(session: Session, token: ApiToken, *, by: str) -> bool:
     token.revoked_at = utcnow()
     token.revoked_by = by
     return True
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    """A token just created, with its secret (shown this once)."""
+
+    id: int
+    name: str
+    role: str
+    venue_id: str | None
+    prefix: str
+    expires_at: datetime | None
+    token: str
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    """A token as listed: never its secret, only its prefix."""
+
+    id: int
+    name: str
+    role: str
+    venue_id: str | None
+    prefix: str
+    state: str
+    created_at: datetime
+    created_by: str
+    expires_at: datetime | None
+    revoked_at: datetime | None
+    revoked_by: str
+
+
+def token_info(token: ApiToken) -> TokenInfo:
+    return TokenInfo(
+        id=token.id,
+        name=token.name,
+        role=token.role,
+        venue_id=token.venue_id,
+        prefix=token.prefix,
+        state=token_state(token),
+        created_at=aware(token.created_at),
+        created_by=token.created_by,
+        expires_at=aware(token.expires_at),
+        revoked_at=aware(token.revoked_at),
+        revoked_by=token.revoked_by,
+    )
+
+
+def issue_venue_token(
+    session: Session,
+    venue_id: str,
+    *,
+    name: str,
+    role: str,
+    expires_at: datetime | None,
+    expires_in_days: float | None,
+    actor: str,
+) -> IssuedToken:
+    """A chair or viewer token of an existing venue (audited, committed); 404 for an
+    unknown venue, 422 naming what :func:`create_token` or :func:`expiry` refuse."""
+    if session.get(Venue, venue_id) is None:
+        raise not_found("venue", venue_id)
+    try:
+        when = expiry(expires_at=expires_at, expires_in_days=expires_in_days)
+        audit(session, venue_id, actor, "token.create", name=name, role=role)
+        secret = create_token(
+            session,
+            name=name,
+            role=role,
+            venue_id=venue_id,
+            expires_at=when,
+            created_by=actor,
+        )
+    except TokenError as error:
+        raise InvalidRequest(None, str(error)) from error
+    token = session.scalar(select(ApiToken).where(ApiToken.token_hash == hash_secret(secret)))
+    assert token is not None
+    return IssuedToken(
+        id=token.id,
+        name=token.name,
+        role=token.role,
+        venue_id=venue_id,
+        prefix=token.prefix,
+        expires_at=aware(token.expires_at),
+        token=secret,
+    )
+
+
+def token_page(
+    session: Session,
+    *,
+    venue_id: str | None,
+    name: str | None,
+    prefix: str | None,
+    active_only: bool,
+    limit: int,
+    offset: int,
+) -> Paged[TokenInfo]:
+    """Tokens by venue, name and prefix, newest first (:func:`list_tokens`), one page."""
+    tokens = list_tokens(
+        session, venue_id=venue_id, name=name, prefix=prefix, include_ended=not active_only
+    )
+    found = Paged.sliced(tokens, limit, offset)
+    return Paged([token_info(t) for t in found.items], found.total, limit, offset)
+
+
+def revoke_token_by_id(session: Session, token_id: int, *, actor: str) -> TokenInfo:
+    """Revoke a token for good (audited, committed); revoking a revoked one changes
+    nothing. 404 for an unknown id."""
+    token = session.get(ApiToken, token_id)
+    if token is None:
+        raise not_found("token", token_id)
+    if revoke_token(session, token, by=actor):
+        audit(
+            session,
+            token.venue_id,
+            actor,
+            "token.revoke",
+            token_id=token.id,
+            name=token.name,
+            prefix=token.prefix,
+        )
+    session.commit()
+    return token_info(token)
 
 
 @dataclass(frozen=True)

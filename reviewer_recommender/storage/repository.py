@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import pandas as pd
 from sqlalchemy import Select, func, select, update
@@ -33,6 +34,23 @@ from reviewer_recommender.storage.names import name_rows
 from reviewer_recommender.storage.search_keys import display_name, id_key, text_key
 
 Row = TypeVar("Row")
+Item = TypeVar("Item")
+
+
+@dataclass(frozen=True)
+class Paged(Generic[Item]):
+    """One page of a longer list: ``total`` items exist, ``items`` starts at ``offset``
+    (``Page`` in the HTTP API)."""
+
+    items: list[Item]
+    total: int
+    limit: int
+    offset: int
+
+    @classmethod
+    def sliced(cls, items: Sequence[Item], limit: int, offset: int) -> Paged[Item]:
+        """The page of a list already in memory."""
+        return cls(list(items[offset : offset + limit]), len(items), limit, offset)
 
 
 def reviewer_to_row(venue_id: str, reviewer: Reviewer) -> dict[str, Any]:
@@ -236,6 +254,12 @@ def paginate(
     return items, int(total)
 
 
+def query_page(session: Session, query: Select[Any], limit: int, offset: int) -> Paged[Any]:
+    """One page of ``query``'s items (rows or scalars) and how many it has in all."""
+    items, total = paginate(session, query, limit, offset)
+    return Paged(items, total, limit, offset)
+
+
 def named_page(
     session: Session,
     venue_id: str,
@@ -243,17 +267,17 @@ def named_page(
     limit: int,
     offset: int,
     row: Callable[[Any], dict[str, Any]],
-) -> dict[str, Any]:
+) -> Paged[dict[str, Any]]:
     """One page of ``query``'s items, each as ``row(item)`` with the names beside its ids
     (:func:`reviewer_recommender.storage.names.name_rows`)."""
     items, total = paginate(session, query, limit, offset)
     rows = [row(item) for item in items]
-    return {
-        "items": name_rows(session, venue_id, rows),
-        "total": total,
-        "limit": limit,
-        "offset": offset,
-    }
+    return Paged(name_rows(session, venue_id, rows), total, limit, offset)
+
+
+def count_rows(session: Session, model: Any, venue_id: str) -> int:
+    """How many rows of ``model`` (a table with a ``venue_id``) the venue has."""
+    return int(session.scalar(select(func.count()).where(model.venue_id == venue_id)) or 0)
 
 
 def of_pair(

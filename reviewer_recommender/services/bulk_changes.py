@@ -1,0 +1,125 @@
+"""Bulk changes of a draft from a CSV file, as the faces ask for them: preview row by row
+(nothing changes), then apply all or nothing (one version bump, one history entry, one
+audit entry). The rows' meaning and checks are :mod:`reviewer_recommender.services.bulk`'s."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from reviewer_recommender.errors import InvalidRequest, StateConflict
+from reviewer_recommender.services import bulk
+from reviewer_recommender.services.draft_edits import EditResult, edit_result
+from reviewer_recommender.services.explain import ExplainerCache
+from reviewer_recommender.services.ids import text_problem
+from reviewer_recommender.services.runs import require_draft
+from reviewer_recommender.services.tokens import Principal
+from reviewer_recommender.storage.repository import Paged
+
+
+def preview_bulk_file(
+    explainers: ExplainerCache,
+    session: Session,
+    venue_id: str,
+    assignment_id: int,
+    principal: Principal,
+    content: bytes,
+    source: str,
+    *,
+    limit: int,
+    offset: int,
+) -> dict[str, Any]:
+    """What the file would do to the draft (``BulkPreviewOut``): additions, removals and
+    constraint changes, the rows that block applying, the warnings and the effect, each
+    list paged by ``limit``/``offset``. Everything is rolled back."""
+    row = require_draft(session, venue_id, assignment_id, principal)
+    version = row.version
+    try:
+        result = bulk.run(explainers, session, row, content, source, principal.name, listed=limit)
+        listing = bulk.row_listing(session, row, result)
+        effect = result.applied.effect if result.applied is not None else None
+    finally:
+        session.rollback()
+    if effect is not None:
+        effect = {**effect, "version": version}
+    return {
+        "version": version,
+        "rows": len(result.rows),
+        "additions": Paged.sliced(listing["additions"], limit, offset),
+        "removals": Paged.sliced(listing["removals"], limit, offset),
+        "constraint_changes": Paged.sliced(listing["constraint_changes"], limit, offset),
+        "errors": Paged.sliced([e.to_dict() for e in result.errors], limit, offset),
+        "warnings": Paged.sliced([w.to_dict() for w in result.warnings], limit, offset),
+        "effect": effect,
+        "can_apply": not result.errors and bool(result.effective),
+        "force_required": any(w.force_required for w in result.warnings),
+    }
+
+
+def apply_bulk_file(
+    explainers: ExplainerCache,
+    session: Session,
+    venue_id: str,
+    assignment_id: int,
+    principal: Principal,
+    content: bytes,
+    source: str,
+    *,
+    version: int,
+    force: bool,
+    reason: str,
+) -> EditResult:
+    """Apply the file to the draft, every row or none, and commit. 409 ``stale_version``
+    when the draft moved since ``version``; 422 ``invalid_rows`` listing every row that
+    blocks it (or saying that no row changes the run); 409 ``would_overfill``
+    (``force_allowed``) when additions exceed a max load or a demand and not ``force``."""
+    row = require_draft(session, venue_id, assignment_id, principal)
+    if version != row.version:
+        raise StateConflict(
+            "stale_version",
+            f"assignment {row.id} is at version {row.version}, not {version}: it changed since "
+            "the preview; preview the file again",
+            version=row.version,
+        )
+    problem = text_problem(reason)
+    if problem is not None:
+        raise InvalidRequest("validation_error", f"reason {problem}")
+    result = bulk.run(
+        explainers,
+        session,
+        row,
+        content,
+        source,
+        principal.name,
+        reason=reason,
+        force=force,
+        expected_version=version,
+    )
+    if result.errors or result.applied is None:
+        session.rollback()
+        errors = [e.to_dict() for e in result.errors]
+        words = (
+            f"{len(errors)} row{'s' if len(errors) != 1 else ''} of {source} cannot be applied: "
+            + "; ".join(
+                f"line {e['line']}: {e['message']}" if e["line"] else e["message"]
+                for e in errors[:5]
+            )
+            if errors
+            else f"no row of {source} changes this run"
+        )
+        raise InvalidRequest("invalid_rows", words, errors=errors)
+    forced = [w for w in result.warnings if w.force_required]
+    if forced and not force:
+        session.rollback()
+        raise StateConflict(
+            "would_overfill",
+            f"{source} would overfill draft {row.id}: "
+            + "; ".join(w.message for w in forced[:5])
+            + ". Send force=true to apply it anyway",
+            force_allowed=True,
+            limits=[w.message for w in forced],
+        )
+    applied = result.applied
+    session.commit()
+    return edit_result(session, row, applied.edit, applied.effect)

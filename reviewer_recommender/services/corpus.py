@@ -1,0 +1,123 @@
+"""A venue's reviewers and submissions: storing checked uploads, listing and reading them.
+
+An upload is parsed completely (by :mod:`recommender.io`, at the face) and checked against
+the id and text policy before anything is written; it is then stored in one transaction
+with a new corpus version (affinities computed before it become stale): whole or not at
+all. Re-uploading an id updates that reviewer or submission.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from recommender.corpus import Reviewer, Submission
+from reviewer_recommender.services.ids import check_reviewers, check_submissions
+from reviewer_recommender.services.results import UploadCounts
+from reviewer_recommender.storage.models import ReviewerRow, SubmissionRow
+from reviewer_recommender.storage.repository import (
+    Paged,
+    audit,
+    bump_corpus_version,
+    count_rows,
+    query_page,
+    require_paper,
+    require_reviewer,
+    reviewer_to_row,
+    row_to_submission,
+    submission_to_row,
+    upsert,
+)
+from reviewer_recommender.storage.search_keys import display_name
+
+
+@dataclass(frozen=True)
+class ReviewerRecord:
+    """A stored reviewer as listed (publications counted, not shown)."""
+
+    id: str
+    name: str
+    display_name: str
+    email: str
+    affiliation: str
+    attributes: dict[str, str]
+    n_publications: int
+
+
+def store_reviewers(
+    session: Session, venue_id: str, actor: str, reviewers: tuple[Reviewer, ...], source: str
+) -> UploadCounts:
+    """Check and upsert parsed reviewers (422 naming every bad id or text first)."""
+    check_reviewers(reviewers, source)
+    rows = [reviewer_to_row(venue_id, r) for r in reviewers]
+    return _store(session, venue_id, actor, ReviewerRow, rows, "reviewers.upload", source)
+
+
+def store_submissions(
+    session: Session, venue_id: str, actor: str, submissions: tuple[Submission, ...], source: str
+) -> UploadCounts:
+    """Check and upsert parsed submissions (422 naming every bad id or text first)."""
+    check_submissions(submissions, source)
+    rows = [submission_to_row(venue_id, s) for s in submissions]
+    return _store(session, venue_id, actor, SubmissionRow, rows, "submissions.upload", source)
+
+
+def _store(
+    session: Session,
+    venue_id: str,
+    actor: str,
+    model: type[ReviewerRow] | type[SubmissionRow],
+    rows: list[dict[str, Any]],
+    action: str,
+    source: str,
+) -> UploadCounts:
+    """Upsert checked reviewer or submission rows, a new corpus version, audited and
+    committed."""
+    created, updated = upsert(session, model, venue_id, rows)
+    bump_corpus_version(session, venue_id)
+    audit(session, venue_id, actor, action, source=source, created=created, updated=updated)
+    session.commit()
+    return UploadCounts(
+        created=created, updated=updated, total=count_rows(session, model, venue_id)
+    )
+
+
+def _reviewer_record(row: ReviewerRow) -> ReviewerRecord:
+    return ReviewerRecord(
+        id=row.id,
+        name=row.name,
+        display_name=display_name(row.id, row.name),
+        email=row.email,
+        affiliation=row.affiliation,
+        attributes=row.attributes,
+        n_publications=len(row.publications),
+    )
+
+
+def list_reviewers(
+    session: Session, venue_id: str, limit: int, offset: int
+) -> Paged[ReviewerRecord]:
+    """The venue's reviewers by id."""
+    query = select(ReviewerRow).where(ReviewerRow.venue_id == venue_id).order_by(ReviewerRow.id)
+    found = query_page(session, query, limit, offset)
+    return Paged([_reviewer_record(r) for r in found.items], found.total, limit, offset)
+
+
+def get_reviewer(session: Session, venue_id: str, reviewer_id: str) -> ReviewerRecord:
+    return _reviewer_record(require_reviewer(session, venue_id, reviewer_id))
+
+
+def list_submissions(session: Session, venue_id: str, limit: int, offset: int) -> Paged[Submission]:
+    """The venue's submissions by id."""
+    query = (
+        select(SubmissionRow).where(SubmissionRow.venue_id == venue_id).order_by(SubmissionRow.id)
+    )
+    found = query_page(session, query, limit, offset)
+    return Paged([row_to_submission(s) for s in found.items], found.total, limit, offset)
+
+
+def get_submission(session: Session, venue_id: str, paper_id: str) -> Submission:
+    return row_to_submission(require_paper(session, venue_id, paper_id))

@@ -1,0 +1,93 @@
+"""A venue's jobs as records: list, read (optionally waiting for the end), cancel, re-run.
+
+Jobs are chairs' work in progress (their parameters, logs and results name drafts): viewers
+get an empty list and 404 for a job id (see :mod:`reviewer_recommender.services.visibility`).
+"""
+
+from __future__ import annotations
+
+import time
+
+from sqlalchemy import false, select
+from sqlalchemy.orm import Session
+
+from reviewer_recommender.errors import StateConflict, not_found
+from reviewer_recommender.jobs.runner import FINAL_STATES, JobRunner
+from reviewer_recommender.services.tokens import Principal
+from reviewer_recommender.services.visibility import sees_jobs
+from reviewer_recommender.storage.models import Job
+from reviewer_recommender.storage.repository import Paged, audit, query_page, start_job
+
+
+def require_job(session: Session, venue_id: str, job_id: int, principal: Principal) -> Job:
+    """The job as stored now, if it belongs to the venue and the caller sees jobs (404
+    otherwise)."""
+    job = session.get(Job, job_id, populate_existing=True)
+    if job is None or job.venue_id != venue_id or not sees_jobs(principal, venue_id):
+        raise not_found("job", job_id)
+    return job
+
+
+def list_jobs(
+    session: Session,
+    venue_id: str,
+    principal: Principal,
+    *,
+    kind: str | None,
+    limit: int,
+    offset: int,
+) -> Paged[Job]:
+    """The venue's jobs (of one ``kind`` when given), newest first; empty for viewers."""
+    query = select(Job).where(Job.venue_id == venue_id).order_by(Job.id.desc())
+    if kind is not None:
+        query = query.where(Job.kind == kind)
+    if not sees_jobs(principal, venue_id):
+        query = query.where(false())
+    return query_page(session, query, limit, offset)
+
+
+def wait_for_job(
+    runner: JobRunner,
+    session: Session,
+    venue_id: str,
+    job_id: int,
+    principal: Principal,
+    wait: float,
+) -> Job:
+    """The job once it has ended, or as it is after ``wait`` seconds."""
+    job = require_job(session, venue_id, job_id, principal)
+    deadline = time.monotonic() + wait
+    while job.state not in FINAL_STATES and time.monotonic() < deadline:
+        runner.wait(job_id, timeout=min(0.2, max(0.0, deadline - time.monotonic())))
+        session.expire_all()
+        job = require_job(session, venue_id, job_id, principal)
+    return job
+
+
+def cancel_job(
+    runner: JobRunner, session: Session, venue_id: str, job_id: int, principal: Principal
+) -> Job:
+    """Ask a queued or running job to stop (audited, committed); 409 ``job_ended`` when it
+    already ended."""
+    job = require_job(session, venue_id, job_id, principal)
+    if job.state in FINAL_STATES:
+        raise StateConflict(
+            "job_ended", f"job {job_id} already ended ({job.state})", state=job.state
+        )
+    job.cancel_requested = True
+    audit(session, venue_id, principal.name, "job.cancel", job_id=job_id)
+    session.commit()
+    runner.request_cancel(job_id)
+    return require_job(session, venue_id, job_id, principal)
+
+
+def rerun_job(
+    runner: JobRunner, session: Session, venue_id: str, job_id: int, principal: Principal
+) -> Job:
+    """A new job with the parameters of an ended one; 409 ``job_not_ended`` otherwise."""
+    job = require_job(session, venue_id, job_id, principal)
+    if job.state not in FINAL_STATES:
+        raise StateConflict("job_not_ended", f"job {job_id} is still {job.state}", state=job.state)
+    return start_job(
+        runner, session, venue_id, job.kind, dict(job.params), principal.name, rerun_of=job.id
+    )
