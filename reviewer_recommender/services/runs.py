@@ -13,8 +13,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import InvalidRequest, StateConflict
-from reviewer_recommender.jobs.handlers import json_safe
 from reviewer_recommender.jobs.runner import JobRunner
+from reviewer_recommender.services.assignment import json_safe
 from reviewer_recommender.services.limits import Limits, contradictions, resolve_limits, unknown_ids
 from reviewer_recommender.services.params import AssignmentIn, ResolveIn
 from reviewer_recommender.services.results import PaperAssignmentOut, PaperReviewerOut
