@@ -436,6 +436,15 @@ def test_cli_score_and_the_affinity_job_keep_the_same_pairs_conflicts_and_bids(
             assert cli[pair] == pytest.approx(raw[pair] + 0.3 * bid, abs=2e-6)
         if pair in stored:
             assert stored[pair][0] == pytest.approx(raw[pair] + 0.3 * bid, abs=2e-6)
+        # a pair the run did not keep is scored on request as the run would have kept it
+        paper, reviewer = pair
+        asked = client.get(
+            f"/venues/{venue}/affinity/pairs/{paper}/{reviewer}",
+            params={"explain": False},
+            headers=headers,
+        ).json()
+        assert asked["score"] == pytest.approx(raw[pair] + 0.3 * bid, abs=2e-6), pair
+    assert ("P2", "Rita_Reinforce1") not in stored  # its Low bid was scored on request
     assert ("P1", "Grace_Graph1") in cli  # a Very High bid lifts it into the paper's top 2
     assert statistics["bids_folded"] == cli_config["bids_folded"] == 4
     assert statistics["not_willing_pairs"] == cli_config["not_willing_pairs_removed"] == 3
