@@ -172,7 +172,7 @@ def test_a_job_detects_conflicts_with_its_parameters_and_records_them(api: Api) 
         "same_institution": True,
         "same_email_domain": True,
     }
-    runner = api.client.app.state.jobs  # type: ignore[attr-defined]
+    runner = api.client.app.state.jobs
     chosen = {"coauthor_window_years": None, "reference_year": 2001, "same_institution": False}
     for conflicts, expected in ((chosen, "succeeded"), ({"window": 2}, "failed")):
         with api.database.session() as session:
