@@ -61,17 +61,17 @@ def add_demo_options(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from recommender.io import ScoreTable
     from reviewer_recommender.services.assignment import assign, json_safe
-    from reviewer_recommender.services.conflicts import conflict_constraints, detect_conflicts
     from reviewer_recommender.services.exports import csv_text, json_text, write_files
     from reviewer_recommender.services.files import read_corpus
-    from reviewer_recommender.services.params import AssignParams, ScoreParams
+    from reviewer_recommender.services.params import AssignParams
     from reviewer_recommender.services.problem import AssignInputs, Rows
     from reviewer_recommender.services.scoring import SCORE_FORMAT, score
 
     started = time.perf_counter()
     corpus = read_corpus(SAMPLE_REVIEWERS, SAMPLE_SUBMISSIONS)
     scoring, options = affinity_config(args)
-    scored = score(corpus, scoring, ScoreParams(), options=options)
+    detection = conflict_params(args) if args.detect_conflicts else None
+    scored = score(corpus, scoring, options=options, conflicts=detection)
     scored_at = time.perf_counter()
     affinity = scored.affinity
     assert affinity.scores is not None
@@ -82,11 +82,7 @@ def run(args: argparse.Namespace) -> int:
         affinity.scores.astype(np.float64).ravel(),
         source="demo scores",
     )
-    conflicts = (
-        detect_conflicts(corpus.reviewers, corpus.submissions, conflict_params(args))
-        if args.detect_conflicts
-        else None
-    )
+    conflicts = scored.conflicts
     demand = build_params(
         AssignParams, {"reviewers_per_paper": args.reviewers_per_paper}
     ).reviewers_per_paper
@@ -108,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     finished = time.perf_counter()
 
     output = args.output_dir
-    constraints = conflict_constraints(conflicts) if conflicts is not None else None
+    constraints = scored.conflict_constraints() if conflicts is not None else None
     summary = {
         **result.report(),
         "affinity": json_safe(scored.model.params.to_dict()),

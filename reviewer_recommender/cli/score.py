@@ -12,9 +12,11 @@ from typing import Any
 from reviewer_recommender.cli.common import (
     CommandError,
     add_affinity_options,
+    add_conflict_options,
     affinity_config,
     build_params,
     check_bid_weight,
+    conflict_params,
     default_help,
     say,
     writing,
@@ -81,8 +83,18 @@ def add_score_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="write only each paper's top N reviewers and each reviewer's top N papers "
-        "(union); default: every pair",
+        "(union; pairs a Not Willing or Conflict bid excludes take no place); default: "
+        "every pair",
     )
+    parser.add_argument(
+        "--conflicts-output",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also detect conflicts of interest and write them as a constraints CSV, as "
+        "`recommender conflicts` does (they do not change the scores)",
+    )
+    add_conflict_options(parser)
     parser.add_argument(
         "--engine",
         choices=["local", "dask"],
@@ -118,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
         },
     )
     check_bid_weight(args)
+    check_conflict_flags(args)
+    detection = conflict_params(args) if args.conflicts_output is not None else None
     scoring, options = affinity_config(args)
     corpus = read_corpus(args.archives, args.submissions, args.publications)
     if args.explain:
@@ -129,7 +143,16 @@ def run(args: argparse.Namespace) -> int:
         if not args.bids.exists():
             raise CommandError(f"{args.bids}: no such file or directory")
         bids = Rows(read_bids(args.bids, with_lines=True), str(args.bids))
-    result = score(corpus, scoring, params, options=options, bids=bids)
+    result = score(
+        corpus,
+        scoring.replace(bid_weight=params.bid_weight),
+        options=options,
+        bids=bids,
+        conflicts=detection,
+        top_k=params.top_k,
+        engine=params.engine,
+        scheduler=params.scheduler,
+    )
     for warning in result.warnings:
         say(f"warning: {warning}")
     provenance: dict[str, Any] = {}
@@ -138,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
         if path is not None:
             provenance[name] = {"path": str(path), "sha256": file_digest(path)}
     with writing(args.output):
-        write_scores(result, args.output, params, provenance)
+        write_scores(result, args.output, params, provenance, conflicts_path=args.conflicts_output)
     elapsed = time.perf_counter() - started
     removed = (
         f", {result.excluded_pairs} Not Willing pairs left out" if result.excluded_pairs else ""
@@ -148,6 +171,29 @@ def run(args: argparse.Namespace) -> int:
         f"reviewers ({scoring.method}, {params.engine}) in {elapsed:.1f} s{removed} -> "
         f"{args.output}"
     )
+    if args.conflicts_output is not None:
+        print(f"{len(result.conflict_constraints())} conflicting pairs -> {args.conflicts_output}")
     if args.explain:
         print(json.dumps(result.model.explain(*args.explain).to_dict(), indent=2))
     return 0
+
+
+def check_conflict_flags(args: argparse.Namespace) -> None:
+    """The conflict-detection flags need ``--conflicts-output`` to apply to, which must not
+    be another output."""
+    if args.conflicts_output is not None:
+        from reviewer_recommender.services.exports import beside
+
+        others = (args.output, beside(args.output, "config.json"))
+        if any(args.conflicts_output.resolve() == other.resolve() for other in others):
+            raise CommandError(
+                f"--conflicts-output {args.conflicts_output}: is also the scores output "
+                "or its config; name another file"
+            )
+        return
+    for flag, value in (
+        ("--coauthor-window", args.coauthor_window),
+        ("--reference-year", args.reference_year),
+    ):
+        if value is not None:
+            raise CommandError(f"{flag}: applies to --conflicts-output, which is not given")

@@ -18,7 +18,7 @@ import pandas as pd
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from reviewer_recommender.jobs.handlers import json_safe
+from reviewer_recommender.services.assignment import json_safe
 from reviewer_recommender.services.edit_effects import paper_counts, reviewer_loads
 from reviewer_recommender.services.runs import run_limits
 from reviewer_recommender.storage.models import (

@@ -10,7 +10,7 @@ import pandas as pd
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from reviewer_recommender.jobs.handlers import json_safe
+from reviewer_recommender.services.assignment import json_safe
 from reviewer_recommender.services.runs import require_assignment
 from reviewer_recommender.services.tokens import Principal
 from reviewer_recommender.storage.models import AssignmentPair, AssignmentRow

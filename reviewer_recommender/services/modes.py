@@ -27,7 +27,7 @@ from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import InvalidRequest, StateConflict
-from reviewer_recommender.jobs.handlers import json_safe
+from reviewer_recommender.services.assignment import json_safe
 from reviewer_recommender.services.limits import read_stored_limits, resolve_limits
 from reviewer_recommender.services.params import ReassignParams
 from reviewer_recommender.services.publishing import run_pairs

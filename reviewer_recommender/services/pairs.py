@@ -7,7 +7,8 @@ from sqlalchemy.orm import Session
 
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.results import PairScoreOut
-from reviewer_recommender.storage.models import AffinityScore
+from reviewer_recommender.services.scoring import fold_pair_bid
+from reviewer_recommender.storage.models import AffinityScore, Bid
 from reviewer_recommender.storage.names import lookup
 from reviewer_recommender.storage.repository import (
     pair_marks,
@@ -28,9 +29,10 @@ def pair_score(
     store: bool,
     marks: bool = True,
 ) -> PairScoreOut:
-    """Score of a pair from the latest run; a pair not stored is computed and, with
-    ``store``, added to the session as a requested pair (the caller commits: reads never
-    store). ``marks=False`` leaves out bids and conflict reasons (null)."""
+    """Score of a pair from the latest run; a pair not stored is computed (its bid folded
+    in with the run's weight, as the run folds bids) and, with ``store``, added to the
+    session as a requested pair (the caller commits: reads never store). ``marks=False``
+    leaves out bids and conflict reasons (null)."""
     run = require_run(session, venue_id)
     require_paper(session, venue_id, paper_id)
     require_reviewer(session, venue_id, reviewer_id)
@@ -40,7 +42,14 @@ def pair_score(
         model, _stale = explainers.model(session, run)
         evidence = model.explain(paper_id, reviewer_id)
         explanation = evidence.to_dict() if explain else None
-        score = float(stored.score) if stored is not None else float(evidence.score)
+        if stored is not None:
+            score = float(stored.score)
+        else:
+            # scored as the run would have stored it: the pair's bid folded in
+            score = float(evidence.score)
+            bid = session.get(Bid, (venue_id, paper_id, reviewer_id))
+            if bid is not None:
+                score = fold_pair_bid(score, model.params.bid_weight, bid.label, bid.bid)
         if stored is None and store:
             session.add(
                 AffinityScore(

@@ -14,8 +14,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import InvalidRequest, NotFound, StateConflict
-from reviewer_recommender.jobs.handlers import json_safe
 from reviewer_recommender.jobs.runner import JobRunner
+from reviewer_recommender.services.assignment import json_safe
 from reviewer_recommender.services.limits import (
     Limits,
     contradictions,

@@ -152,3 +152,46 @@ def test_each_venue_keeps_only_its_latest_saved_model(api: Api, tmp_path: Path) 
     assert job.json()["state"] == "succeeded"
     saved = sorted(p.name for p in (tmp_path / "affinity-models").glob("*/job-*"))
     assert saved == [f"job-{job.json()['id']}"]
+
+
+def test_a_job_detects_conflicts_with_its_parameters_and_records_them(api: Api) -> None:
+    """Conflict detection takes the command line's parameters (ConflictParams) from the
+    job's ``conflicts``; the run records them with the reference year resolved."""
+    import datetime
+
+    from reviewer_recommender.storage.models import Job
+    from reviewer_recommender.storage.repository import start_job
+
+    venue, chair, _viewer = api.new_venue()
+    load_venue(api, venue, chair)
+    run = api.call("GET", f"/venues/{venue}/affinity", chair).json()
+    assert run["statistics"]["conflict_detection"] == {
+        "coauthor_window_years": 3,
+        "reference_year": datetime.datetime.now(datetime.UTC).year,
+        "coauthors": True,
+        "same_institution": True,
+        "same_email_domain": True,
+    }
+    runner = api.client.app.state.jobs
+    chosen = {"coauthor_window_years": None, "reference_year": 2001, "same_institution": False}
+    for conflicts, expected in ((chosen, "succeeded"), ({"window": 2}, "failed")):
+        with api.database.session() as session:
+            params = {"config": TFIDF, "conflicts": conflicts}
+            job_id = start_job(runner, session, venue, "affinity", params, "chair").id
+        with api.database.session() as session:
+            job = session.get(Job, job_id)
+            assert job is not None and job.state == expected, job.error
+            error = job.error
+    assert error.startswith("bad conflict parameters:") and "window" in error
+    run = api.call("GET", f"/venues/{venue}/affinity", chair).json()
+    assert run["statistics"]["conflict_detection"] == {
+        "coauthor_window_years": None,
+        "reference_year": 2001,
+        "coauthors": True,
+        "same_institution": False,
+        "same_email_domain": True,
+    }
+    conflicts = api.call("GET", f"/venues/{venue}/conflicts", chair).json()["items"]
+    assert ("P3", "Rita_Reinforce1", "detected") in {
+        (c["paper_id"], c["reviewer_id"], c["source"]) for c in conflicts
+    }

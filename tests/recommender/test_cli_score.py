@@ -136,3 +136,51 @@ def test_bad_score_options_are_reported(venue, tmp_path, capsys) -> None:
     assert main([*base, "--top-k", "0"]) != 0
     assert "--top-k must be >= 1" in capsys.readouterr().err
     assert not (tmp_path / "x.csv").exists()
+    assert main([*base, "--reference-year", "2020"]) == 1
+    assert "--reference-year: applies to --conflicts-output" in capsys.readouterr().err
+    assert main([*base, "--conflicts-output", str(tmp_path / "x.config.json")]) == 1
+    assert "is also the scores output or its config" in capsys.readouterr().err
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_conflicts_are_written_beside_the_scores_and_recorded(venue, tmp_path, capsys) -> None:
+    """``--conflicts-output``: the constraints CSV ``recommender conflicts`` writes (here every
+    reviewer wrote with p0's author), found with the given window and year, recorded."""
+    archives, _submissions = venue
+    for r in range(6):
+        path = archives / f"~Rev_{r}.jsonl"
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        for line in lines:
+            line["content"]["authors"] = [f"Rev {r}", "Pat Shared"]
+        path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    submissions = json.loads(venue[1].read_text())
+    submissions["p0"]["content"]["authors"] = ["Pat Shared"]
+    venue[1].write_text(json.dumps(submissions))
+    conflicts = tmp_path / "conflicts.csv"
+    scores = _score(
+        venue,
+        tmp_path / "scores.csv",
+        "--conflicts-output",
+        str(conflicts),
+        "--coauthor-window",
+        "any",
+        "--reference-year",
+        "2021",
+    )
+    assert len(scores) == 7 * 6  # conflicts leave the scores alone
+    written = pd.read_csv(conflicts)
+    assert list(written.columns) == ["paper_id", "reviewer_id", "value", "reason"]
+    assert set(written["paper_id"]) == {"p0"} and len(written) == 6
+    assert (written["value"] == -1).all() and written["reason"].str.contains("author").all()
+    config = json.loads((tmp_path / "scores.config.json").read_text())
+    assert config["conflicts"] == {
+        "detection": {
+            "coauthor_window_years": None,
+            "reference_year": 2021,
+            "coauthors": True,
+            "same_institution": True,
+            "same_email_domain": True,
+        },
+        "pairs": 6,
+    }
+    assert f"6 conflicting pairs -> {conflicts}" in capsys.readouterr().out

@@ -1,12 +1,15 @@
 """Generated instances through the faces: ``recommender assign`` on files (in-process) and
 the API's solve job, both checked against an independent exact PuLP model, and against each
-other (same inputs and options -> identical assignments)."""
+other (same inputs and options -> identical assignments); ``recommender score`` and the
+API's affinity job on the same files (the same kept pairs, folded bids and conflicts)."""
 
 from __future__ import annotations
 
 import contextlib
+import datetime
 import json
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -263,3 +266,209 @@ def test_legacy_solver_options_map_onto_typed_fields() -> None:
     assert params.ilp_backend == "cbc" and params.probability_cap == 0.4
     with pytest.raises(ValueError, match="unknown solver option"):
         _params(options={"threads": 2})
+
+
+# --- scoring: ``recommender score`` on files and the API's affinity job on the same files ---
+
+
+def _scoring_files(folder: Path) -> dict[str, Path]:
+    """A small venue as files both faces read: reviewers (with co-authors, affiliations and
+    emails), submissions (authors, author emails and affiliations), bids of every kind and
+    a pin."""
+    recent = datetime.datetime.now(datetime.UTC).year - 1
+    coauthors = ("Zed Colleague", "Ann Author")
+
+    def name_of(reviewer_id: str) -> str:
+        return reviewer_id.rstrip("1").replace("_", " ")
+
+    topics = {
+        "Grace_Graph1": ("graph neural networks message passing", "Graph University"),
+        "Victor_Vision1": ("image segmentation convolutional decoders", "Vision Institute"),
+        "Rita_Reinforce1": ("offline reinforcement learning policies", "Agents Lab"),
+        "Lena_Language1": ("transformer language models translation", "Language Center"),
+        "Omar_Optim1": ("stochastic gradient descent convergence", "Optimisation Group"),
+        "Sam_Speech1": ("speech recognition acoustic models", "Audio Lab"),
+    }
+    reviewers = [
+        {
+            "id": f"~{rid}",
+            "name": name_of(rid),
+            "email": f"{rid.split('_')[0].lower()}@{affiliation.split()[0].lower()}.example.org",
+            "affiliation": affiliation,
+            "publications": [
+                {
+                    "title": f"{topic} {variant}",
+                    "abstract": f"We study {topic} with {variant} methods.",
+                    "year": recent - k,
+                    # Grace wrote recently with P1's author
+                    "authors": [name_of(rid), coauthors[rid == "Grace_Graph1"]],
+                }
+                for k, variant in enumerate(("scalable", "robust"))
+            ],
+        }
+        # by id, as a venue reads them: equal scores keep the lower index in a top list
+        for rid, (topic, affiliation) in sorted(topics.items())
+    ]
+    titles = [
+        "message passing graph networks for molecules",
+        "convolutional decoders for image segmentation",
+        "conservative offline reinforcement learning",
+        "attention language models for translation",
+        "convergence of stochastic gradient methods",
+        "acoustic models for speech recognition",
+        "graph convolutions for image segmentation",
+    ]
+    submissions = [
+        {
+            "id": f"P{i + 1}",
+            "title": title,
+            "abstract": f"We improve {title} with a simple idea.",
+            "authors": [["Ann Author"], ["Bob Author"], ["Rita Reinforce"], ["Cy Author"]][i % 4],
+            "authorids": ["cy@language.example.org"] if i == 3 else [],
+            "author_affiliations": ["Vision Institute"] if i == 1 else [],
+        }
+        for i, title in enumerate(titles)
+    ]
+    files = {
+        "reviewers": folder / "reviewers.json",
+        "submissions": folder / "submissions.json",
+        "bids": folder / "bids.csv",
+        "pins": folder / "pins.csv",
+    }
+    files["reviewers"].write_text(json.dumps(reviewers), encoding="utf-8")
+    files["submissions"].write_text(json.dumps(submissions), encoding="utf-8")
+    files["bids"].write_text(
+        "paper_id,reviewer_id,bid\n"
+        "P1,~Grace_Graph1,Very High\nP2,Rita_Reinforce1,Low\nP1,Lena_Language1,Not Willing\n"
+        "P4,Victor_Vision1,Conflict\nP5,Omar_Optim1,High\nP6,Sam_Speech1,Very Low\n"
+        "P7,Grace_Graph1,Not Willing\n",
+        encoding="utf-8",
+    )
+    files["pins"].write_text("paper_id,reviewer_id,value\nP6,Lena_Language1,1\n")
+    return files
+
+
+def _score_frame(path: Path) -> dict[tuple[str, str], float]:
+    frame = pd.read_csv(path, dtype={"paper_id": str, "reviewer_id": str})
+    return {
+        (p, r): float(s)
+        for p, r, s in zip(frame["paper_id"], frame["reviewer_id"], frame["score"], strict=True)
+    }
+
+
+def test_cli_score_and_the_affinity_job_keep_the_same_pairs_conflicts_and_bids(
+    api_face: ApiFace, tmp_path: Path
+) -> None:
+    """The one scoring use case through both faces: the same top pairs (each side's top 2
+    among the pairs bids allow), the same folded bid scores, the same detected conflicts;
+    the venue also keeps its pin and the pairs bids exclude, outside the top lists."""
+    from reviewer_recommender.services.tokens import create_token
+    from reviewer_recommender.storage.models import AffinityRun, AffinityScore
+
+    files = _scoring_files(tmp_path)
+    corpus = ["--archives", str(files["reviewers"]), "--submissions", str(files["submissions"])]
+    scoring = ["--method", "tfidf", "--aggregation", "max", "--cache-dir", str(tmp_path / "c")]
+    raw_path, cli_path = tmp_path / "raw.csv", tmp_path / "scores.csv"
+    conflicts_path = tmp_path / "conflicts.csv"
+    code, _out, err = run_cli(["score", *corpus, *scoring, "--output", str(raw_path)])
+    assert code == 0, err
+    bids = ["--bids", str(files["bids"]), "--bid-weight", "0.3"]
+    kept = ["--top-k", "2", "--conflicts-output", str(conflicts_path)]
+    code, out, err = run_cli(["score", *corpus, *scoring, "--output", str(cli_path), *bids, *kept])
+    assert code == 0, err
+    assert "3 Not Willing pairs left out" in out and f"-> {conflicts_path}" in out
+    raw, cli = _score_frame(raw_path), _score_frame(cli_path)
+    cli_config = json.loads((tmp_path / "scores.config.json").read_text())
+
+    venue = f"v-{uuid.uuid4().hex[:10]}"
+    admin = create_token(api_face.database, name="admin", role="admin")
+    client = api_face.client
+    assert client.post(
+        "/venues", json={"id": venue, "name": venue}, headers={"Authorization": f"Bearer {admin}"}
+    ).is_success
+    chair = create_token(api_face.database, name=f"chair@{venue}", role="chair", venue_id=venue)
+    headers = {"Authorization": f"Bearer {chair}"}
+    for kind, path in (
+        ("reviewers", files["reviewers"]),
+        ("submissions", files["submissions"]),
+        ("bids", files["bids"]),
+        ("constraints", files["pins"]),
+    ):
+        response = client.post(
+            f"/venues/{venue}/{kind}/upload",
+            files={"file": (path.name, path.read_bytes())},
+            headers=headers,
+        )
+        assert response.status_code == 200, (kind, response.text)
+    config = {"method": "tfidf", "aggregation": "max", "bid_weight": 0.3}
+    job = client.post(
+        f"/venues/{venue}/affinity/jobs", json={"config": config, "top_n": 2}, headers=headers
+    ).json()
+    assert job["state"] == "succeeded", job
+    with api_face.database.session() as session:
+        run = session.get(AffinityRun, job["result"]["affinity_run_id"])
+        assert run is not None
+        statistics = dict(run.statistics)
+        stored = {
+            (row.paper_id, row.reviewer_id): (row.score, row.requested)
+            for row in session.query(AffinityScore).filter(AffinityScore.run_id == run.id)
+        }
+
+    # the same top pairs with the same scores (the CSV holds six significant digits)
+    top = {pair: score for pair, (score, requested) in stored.items() if not requested}
+    assert set(top) == set(cli)
+    assert all(abs(top[pair] - cli[pair]) <= 2e-6 for pair in cli)
+    # outside the top lists, the venue keeps its pin and the pairs bids exclude
+    outside = {pair for pair, (_score, requested) in stored.items() if requested}
+    excluded = {("P1", "Lena_Language1"), ("P4", "Victor_Vision1"), ("P7", "Grace_Graph1")}
+    assert excluded <= outside and outside <= excluded | {("P6", "Lena_Language1")}
+    assert not excluded & set(cli)
+    for pair in excluded:
+        assert stored[pair][0] == pytest.approx(raw[pair], abs=2e-6)  # no bid folded in
+    # bids folded with the same weight on both faces: score + 0.3 x bid
+    for pair, bid in {
+        ("P1", "Grace_Graph1"): 1.0,
+        ("P2", "Rita_Reinforce1"): -0.5,
+        ("P5", "Omar_Optim1"): 0.5,
+        ("P6", "Sam_Speech1"): -1.0,
+    }.items():
+        if pair in cli:
+            assert cli[pair] == pytest.approx(raw[pair] + 0.3 * bid, abs=2e-6)
+        if pair in stored:
+            assert stored[pair][0] == pytest.approx(raw[pair] + 0.3 * bid, abs=2e-6)
+        # a pair the run did not keep is scored on request as the run would have kept it
+        paper, reviewer = pair
+        asked = client.get(
+            f"/venues/{venue}/affinity/pairs/{paper}/{reviewer}",
+            params={"explain": False},
+            headers=headers,
+        ).json()
+        assert asked["score"] == pytest.approx(raw[pair] + 0.3 * bid, abs=2e-6), pair
+    assert ("P2", "Rita_Reinforce1") not in stored  # its Low bid was scored on request
+    assert ("P1", "Grace_Graph1") in cli  # a Very High bid lifts it into the paper's top 2
+    assert statistics["bids_folded"] == cli_config["bids_folded"] == 4
+    assert statistics["not_willing_pairs"] == cli_config["not_willing_pairs_removed"] == 3
+
+    # the same detected conflicts, found with the same parameters
+    cli_conflicts = pd.read_csv(conflicts_path, dtype=str)
+    listed = client.get(
+        f"/venues/{venue}/conflicts", params={"source": "detected", "limit": 500}, headers=headers
+    ).json()["items"]
+    assert {(c["paper_id"], c["reviewer_id"], c["reason"]) for c in listed} == set(
+        zip(
+            cli_conflicts["paper_id"],
+            cli_conflicts["reviewer_id"],
+            cli_conflicts["reason"],
+            strict=True,
+        )
+    )
+    assert {(c["paper_id"], c["reviewer_id"]) for c in listed} >= {
+        ("P3", "Rita_Reinforce1"),  # an author
+        ("P1", "Grace_Graph1"),  # a recent co-author
+        ("P2", "Victor_Vision1"),  # the same institution
+        ("P4", "Lena_Language1"),  # the same email domain
+    }
+    assert statistics["conflict_detection"] == cli_config["conflicts"]["detection"]
+    assert cli_config["conflicts"]["detection"]["reference_year"] == (
+        datetime.datetime.now(datetime.UTC).year
+    )

@@ -1,0 +1,209 @@
+"""A solve of a stored venue: the assignment use case
+(:func:`reviewer_recommender.services.assignment.assign`, the one the command line calls) on
+an affinity run's stored scores and the venue's conflicts, pins, bids and stored limits, its
+result stored as a new draft run. The assignment job is these calls in a row."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sqlalchemy import insert
+from sqlalchemy.orm import Session
+
+from reviewer_recommender.errors import InvalidRequest, NotFound, StateConflict
+from reviewer_recommender.services.assignment import AssignResult, json_safe
+from reviewer_recommender.services.limits import Limits, read_stored_limits, resolve_limits
+from reviewer_recommender.services.params import AssignParams
+from reviewer_recommender.services.problem import AssignInputs, Rows
+from reviewer_recommender.storage.models import AffinityRun, AssignmentPair, AssignmentRow, Job
+from reviewer_recommender.storage.repository import (
+    add_numbered,
+    bids_frame,
+    conflicts_frame,
+    load_corpus,
+    pins_frame,
+    scores_frame,
+    stale_message,
+    unscored_papers,
+    unscored_reviewer_count,
+)
+
+# solve options a run does not store: the API refuses them (api.schemas.AssignmentIn)
+NOT_STORED = frozenset({"bid_weight", "alternates"})
+
+
+class RunLabel(BaseModel):
+    """What the chair calls a run and where it comes from (not solve options)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = ""
+    note: str = ""
+    # {"kind": "re-solve", "assignment_id": N}: the run this solve starts from
+    derived_from: dict[str, Any] | None = None
+
+
+class AssignmentJobParams(AssignParams):
+    """The assignment job's parameters: the solve request, the affinity run it reads and
+    the new run's label."""
+
+    affinity_run_id: int
+    run: RunLabel = Field(default_factory=RunLabel)
+
+
+@dataclass
+class StoredSolve:
+    """Everything a solve of a stored venue reads: the assignment use case's inputs and
+    parameters, the limits they resolve to, the affinity run and the new run's label and
+    lineage; ``warnings`` about the stored inputs."""
+
+    affinity_run_id: int
+    inputs: AssignInputs
+    params: AssignParams
+    limits: Limits
+    label: RunLabel
+    derived_from: dict[str, Any] | None
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_stored_solve(
+    session: Session, venue_id: str, job_id: int, job_params: Mapping[str, Any]
+) -> StoredSolve:
+    """The solve a job's parameters ask for, with the venue's stored inputs: the affinity
+    run's scores, every conflict (detected, uploaded, Not Willing bids, forbids), pins,
+    bids (which only exclude here: stored scores already hold the bid preferences) and the
+    venue's stored demand and max loads, which win over the request's maps, which win over
+    its defaults (as files over flags on the command line). :class:`InvalidRequest` for
+    bad parameters or unreadable scores, :class:`NotFound` for an unknown run,
+    :class:`StateConflict` when papers needing reviewers have no scores in the run."""
+    from recommender.corpus import InputError
+    from recommender.io import ScoreTable
+
+    try:
+        params = AssignmentJobParams.model_validate(dict(job_params))
+    except ValidationError as error:
+        raise InvalidRequest(None, f"bad assignment parameters: {error}") from error
+    run_row = session.get(AffinityRun, params.affinity_run_id)
+    if run_row is None or run_row.venue_id != venue_id:
+        raise NotFound(None, f"affinity run {params.affinity_run_id} not found")
+    solve_params = params.model_dump(exclude={"affinity_run_id", "run"})
+    reviewers, submissions = load_corpus(session, venue_id)
+    stored = read_stored_limits(session, venue_id)
+    limits = resolve_limits(session, venue_id, solve_params, stored)
+    needing = [p for p in unscored_papers(session, venue_id, run_row.id) if limits.demand_of(p) > 0]
+    if needing:
+        raise StateConflict("stale_affinities", stale_message(venue_id, run_row.id, needing))
+    warnings = []
+    unscored_reviewers = unscored_reviewer_count(session, venue_id, run_row.id)
+    if unscored_reviewers:
+        warnings.append(
+            f"{unscored_reviewers} reviewers have no scores in affinity run {run_row.id} "
+            "(uploaded after it) and cannot be assigned: recompute affinity to consider them"
+        )
+    try:
+        table = ScoreTable.from_frame(
+            scores_frame(session, run_row.id), source=f"affinity run {run_row.id}"
+        )
+    except InputError as error:
+        raise InvalidRequest(None, f"cannot read the stored scores: {error}") from error
+    inputs = AssignInputs(
+        scores=table,
+        conflicts=Rows(conflicts_frame(session, venue_id), "venue conflicts"),
+        pins=Rows(pins_frame(session, venue_id), "venue pins"),
+        bids=Rows(bids_frame(session, venue_id), "venue bids"),
+        fold_bids=False,
+        demand=Rows(stored.demand_rows(), "the venue's stored paper demands"),
+        max_loads=Rows(stored.max_load_rows(), "the venue's stored reviewer max loads"),
+        reviewers=reviewers,
+        reviewers_source=f"the reviewers of venue {venue_id}",
+        paper_ids=[s.id for s in submissions],
+        reviewer_ids=[r.id for r in reviewers],
+    )
+    return StoredSolve(
+        affinity_run_id=run_row.id,
+        inputs=inputs,
+        params=AssignParams.model_validate(solve_params),
+        limits=limits,
+        label=params.run,
+        derived_from=_derived_from(session, job_id, params.run),
+        warnings=warnings,
+    )
+
+
+def _derived_from(session: Session, job_id: int, label: RunLabel) -> dict[str, Any] | None:
+    """The new run's lineage: the label's (a re-solve), or the job it re-runs."""
+    job_row = session.get(Job, job_id)
+    rerun_of = job_row.rerun_of if job_row is not None else None
+    if rerun_of is None:
+        return label.derived_from
+    original = session.get(Job, rerun_of)
+    number = original.number if original is not None else None
+    return {
+        "kind": "rerun",
+        "job_id": rerun_of,
+        "job_number": number,
+        "text": f"rerun of job #{number if number is not None else rerun_of}",
+    }
+
+
+def describe_problem(result: AssignResult) -> str:
+    """The solved problem's size and the solver's choice, in a line."""
+    problem = result.problem
+    return (
+        f"problem: {problem.n_papers} papers, {problem.n_reviewers} reviewers, "
+        f"{problem.n_pairs} candidate pairs, {int(problem.forced.sum())} pinned; "
+        f"{result.solver.reason}"
+    )
+
+
+@dataclass(frozen=True)
+class StoredAssignment:
+    assignment_id: int
+    pairs: int
+
+
+def store_assignment(
+    session: Session, venue_id: str, job_id: int, solve: StoredSolve, result: AssignResult
+) -> StoredAssignment:
+    """Add the solve's result as the venue's next numbered draft run, with its pairs, to
+    ``session``; the caller commits. The run stores its parameters and summary without the
+    options a run does not keep (:data:`NOT_STORED`)."""
+    summary = json_safe({**result.summary, "limits": solve.limits.describe()})
+    for key in NOT_STORED:
+        summary.get("parameters", {}).pop(key, None)
+    row = add_numbered(
+        session,
+        AssignmentRow,
+        venue_id,
+        lambda number: AssignmentRow(
+            venue_id=venue_id,
+            number=number,
+            name=solve.label.name,
+            note=solve.label.note,
+            derived_from=solve.derived_from,
+            job_id=job_id,
+            affinity_run_id=solve.affinity_run_id,
+            state="draft",
+            parameters=solve.params.model_dump(mode="json", exclude=set(NOT_STORED)),
+            summary=summary,
+        ),
+    )
+    pairs = result.pairs()
+    pair_rows = [
+        {
+            "assignment_id": row.id,
+            "paper_id": p,
+            "reviewer_id": r,
+            "score": float(s),
+            "pinned": bool(pinned),
+        }
+        for p, r, s, pinned in zip(
+            pairs["paper_id"], pairs["reviewer_id"], pairs["score"], pairs["pinned"], strict=True
+        )
+    ]
+    if pair_rows:
+        session.execute(insert(AssignmentPair), pair_rows)
+    return StoredAssignment(assignment_id=row.id, pairs=len(pair_rows))
