@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from recommender.affinity import Affinity, AffinityModel, RunOptions, ScoringParams
-from recommender.bids import EXCLUDING_BIDS, apply_bids
+from recommender.bids import apply_bids, excluding_mask
 from recommender.corpus import Corpus, InputError, Problem
 from reviewer_recommender.services.exports import beside, json_text, write_files
 from reviewer_recommender.services.params import ScoreParams
@@ -184,10 +184,9 @@ def _fold_bids(result: ScoreResult, bids: Rows, weight: float, options: RunOptio
         )
     usable = frame[known_papers & known_reviewers]
     folded = apply_bids(affinity, usable, weight, source=bids.source)
-    labels = usable["label"].astype(str).map(lambda s: " ".join(s.split()).casefold())
     result.affinity = folded.affinity
     result.excluded = folded.excluded if folded.excluded.any() else None
-    result.bids_folded = int((~labels.isin(EXCLUDING_BIDS)).sum())
+    result.bids_folded = int((~excluding_mask(usable["label"])).sum())
 
 
 def write_scores(
