@@ -85,22 +85,21 @@ def start_assignment(
     """Validate ``body`` against the venue (options, ids, stored limits, capacity) and queue
     the solve job; the caller's pending changes are committed with the job, or rolled back
     with the refusal. 422: an option that cannot act
-    (:func:`reviewer_recommender.services.assignment.check_options`),
+    (:class:`~reviewer_recommender.services.errors.OptionError` from
+    :func:`reviewer_recommender.services.assignment.validate_options`),
     an unknown id, a map contradicting a stored value; 409: no affinities yet, or more reviews
     needed than the reviewers can take (stored demand and max loads counted), or papers
     needing reviewers without scores in the latest affinity run (``stale_affinities``).
     The new run is named by ``body.name``/``body.note``; ``derived_from`` records its
     lineage (a re-solve)."""
-    from reviewer_recommender.services.assignment import capacity, capacity_shortfall, check_options
-    from reviewer_recommender.services.errors import OptionError
+    from reviewer_recommender.services.assignment import (
+        capacity,
+        capacity_shortfall,
+        validate_options,
+    )
 
     run = require_run(session, venue_id)
-    try:
-        check_options(body)
-    except OptionError as error:
-        raise InvalidRequest(
-            "invalid_option", f"{error.option}: {error.message}", field=error.option
-        ) from error
+    validate_options(body)
     parameters = body.model_dump(mode="json")
     unknown = unknown_ids(session, venue_id, parameters)
     if unknown:

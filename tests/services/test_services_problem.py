@@ -13,7 +13,12 @@ import pytest
 
 from recommender.corpus import InputError, Reviewer
 from recommender.io import ScoreTable, read_scores
-from reviewer_recommender.services.assignment import assign, choose_solver, json_safe
+from reviewer_recommender.services.assignment import (
+    assign,
+    choose_solver,
+    json_safe,
+    validate_options,
+)
 from reviewer_recommender.services.edits import (
     apply_edit,
     edited_summary,
@@ -219,9 +224,9 @@ def test_solver_choice_in_words() -> None:
     fair = build_problem(AssignInputs(scores=grid()), AssignParams(fairness_keep=1.0)).problem
     assert choose_solver(fair, AssignParams(fairness_keep=1.0)).name == "ilp"
     with pytest.raises(OptionError, match="min-cost flow solver cannot enforce fairness"):
-        choose_solver(fair, AssignParams(fairness_keep=1.0, solver="flow"))
+        validate_options(AssignParams(fairness_keep=1.0, solver="flow"), fair)
     with pytest.raises(OptionError, match="unknown solver 'magic'"):
-        choose_solver(problem, AssignParams(solver="magic"))
+        validate_options(AssignParams(solver="magic"), problem)
 
 
 def test_a_swap_survives_the_next_solve() -> None:
