@@ -408,7 +408,7 @@ def change(
     version_before = row.version
     before = snapshot(session, row, touched)
     objective_before = objective(session, row)
-    violations_before = len(violations(session, row))
+    found_before = violations(session, row)
     papers = sorted({p for p, _ in touched})
     reviewers = sorted({r for _, r in touched})
     counts_before = paper_counts(session, row, papers)
@@ -420,7 +420,8 @@ def change(
     session.flush()
     after = snapshot(session, row, touched)
     changes = diff(before, after)
-    row.summary = edited_summary(session, row, tightening=outcome.tightening)
+    found = violations(session, row)
+    row.summary = edited_summary(session, row, tightening=outcome.tightening, found=found)
     objective_after = objective(session, row)
     entry = AssignmentEdit(
         assignment_id=row.id,
@@ -461,7 +462,7 @@ def change(
         loads=(loads_before, reviewer_loads(session, row, reviewers)),
         demand={p: limits.demand_of(p) for p in papers},
         max_load={r: limits.max_of(r) for r in reviewers},
-        violations=(violations_before, int(row.summary["constraints"]["violations"])),
+        violations=(found_before, found),
         overfilled=outcome.overfilled,
         bound_lost=bound_held and not row.summary.get("bound_holds", True),
         listed=listed,

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from matching.violations import limit_violations
 from recommender.corpus import InputError, Reviewer
 from recommender.io import ScoreTable, read_scores
 from reviewer_recommender.services.assignment import (
@@ -22,7 +23,6 @@ from reviewer_recommender.services.assignment import (
 from reviewer_recommender.services.edits import (
     apply_edit,
     edited_summary,
-    limit_violations,
     params_limits,
     swap_edit,
 )
@@ -254,7 +254,8 @@ def test_a_swap_survives_the_next_solve() -> None:
     )
     demand, min_load, max_load = params_limits(params, scores.paper_ids, scores.reviewer_ids)
     broken = limit_violations(
-        edited,
+        edited["paper_id"],
+        edited["reviewer_id"],
         paper_ids=scores.paper_ids,
         demand=demand,
         reviewer_ids=scores.reviewer_ids,
@@ -272,7 +273,8 @@ def test_a_swap_survives_the_next_solve() -> None:
     # a forced edit over a limit: the limit is named and no gap is claimed
     over = pd.concat([edited, edited.iloc[[0]].assign(reviewer_id=old)], ignore_index=True)
     broken = limit_violations(
-        over,
+        over["paper_id"],
+        over["reviewer_id"],
         paper_ids=scores.paper_ids,
         demand=demand,
         reviewer_ids=scores.reviewer_ids,
