@@ -24,7 +24,6 @@ from reviewer_recommender.storage.models import (
     AffinityScore,
     AssignmentPair,
     AssignmentRow,
-    Conflict,
     Job,
     ReviewerRow,
     SubmissionRow,
@@ -276,11 +275,19 @@ def paper_view(
 ) -> PaperAssignmentOut:
     """A paper's assigned reviewers and up to ``n_alternates`` next-best reviewers.
 
-    Alternates (``matching.alternates``) are the run's affinity candidates of the paper (its
-    stored scores) that are not assigned, not in conflict, and whose load in this run is
-    below their max load, best score first."""
-    from matching import Assignment, AssignmentProblem
+    Alternates (:func:`matching.alternates`) are the run's affinity candidates of the paper
+    (its stored scores) that could replace an assigned reviewer: not assigned, and nothing
+    in the one rule of :func:`reviewer_recommender.services.pair_rules.addition_obstacles`
+    stops adding them (no conflict, excluding bid or forbid, below their max load in this
+    run), best score first. The problem is built by
+    :func:`reviewer_recommender.services.problem.build_problem` from those candidates, the
+    rule's refusals as exclusions and the reviewers' remaining loads."""
+    from matching import Assignment
     from matching import alternates as next_best
+    from recommender.io import ScoreTable
+    from reviewer_recommender.services.pair_rules import addition_obstacles
+    from reviewer_recommender.services.params import AssignParams
+    from reviewer_recommender.services.problem import AssignInputs, Rows, build_problem
 
     venue_id = row.venue_id
     limits = run_limits(session, row)
@@ -317,38 +324,32 @@ def paper_view(
     ).drop_duplicates("reviewer_id", keep="first")
     reviewer_ids = [str(r) for r in table["reviewer_id"]]
     assigned_ids = set(assigned["reviewer_id"])
-    max_loads = limits.max_array(reviewer_ids)
-    remaining = pd.Series(
-        np.maximum(
-            0, max_loads - np.array([loads.get(r, 0) for r in reviewer_ids], dtype=np.int64)
+    others = [r for r in reviewer_ids if r not in assigned_ids]
+    obstacles = addition_obstacles(session, row, [(paper_id, r) for r in others], replacing=True)
+    refused = [r for r in others if obstacles[(paper_id, r)]]
+    remaining = np.maximum(
+        0, limits.max_array(reviewer_ids) - np.array([loads.get(r, 0) for r in reviewer_ids])
+    )
+    built = build_problem(
+        AssignInputs(
+            scores=ScoreTable.from_frame(
+                table.assign(paper_id=paper_id), source=f"the scores of run {row.id}"
+            ),
+            conflicts=Rows(
+                pd.DataFrame({"paper_id": paper_id, "reviewer_id": refused}, dtype=object),
+                "pairs that cannot be added",
+            ),
+            demand=Rows(pd.DataFrame({"paper_id": [paper_id], "demand": [demand]}), "demand"),
+            max_loads=Rows(
+                pd.DataFrame({"reviewer_id": reviewer_ids, "max": remaining}), "remaining loads"
+            ),
+            paper_ids=[paper_id],
+            reviewer_ids=reviewer_ids,
+            fold_bids=False,
         ),
-        index=pd.Index(reviewer_ids),
-        dtype=np.int64,
+        AssignParams(min_load=0),
     )
-    in_table = set(reviewer_ids)
-    conflicted = sorted(
-        {
-            str(r)
-            for r in session.scalars(
-                select(Conflict.reviewer_id).where(
-                    Conflict.venue_id == venue_id, Conflict.paper_id == paper_id
-                )
-            )
-        }
-        & (in_table - assigned_ids)
-    )
-    problem = AssignmentProblem.from_pairs(
-        np.full(len(table), paper_id, dtype=object),
-        table["reviewer_id"].to_numpy(dtype=object),
-        table["score"].to_numpy(dtype=np.float64),
-        demand=int(demand),
-        max_load=remaining,
-        conflicts=(np.full(len(conflicted), paper_id, dtype=object), np.array(conflicted))
-        if conflicted
-        else None,
-        paper_ids=[paper_id],
-        reviewer_ids=reviewer_ids,
-    )
+    problem = built.problem
     pair_reviewer_ids = np.asarray(problem.reviewer_ids, dtype=object)[problem.pair_reviewer]
     selected = np.flatnonzero(np.isin(pair_reviewer_ids, list(assigned_ids))).astype(np.int64)
     total = float(problem.pair_score[selected].sum())
