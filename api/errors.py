@@ -26,6 +26,7 @@ from fastapi.responses import JSONResponse, Response
 from sqlalchemy.exc import DataError, IntegrityError, StatementError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from matching.validate import OptionError
 from recommender.corpus import InputError
 from reviewer_recommender.errors import (
     BadRequest,
@@ -144,6 +145,16 @@ def install_error_handlers(app: FastAPI) -> None:
     async def input_error(_request: Request, error: InputError) -> Response:
         return AsciiJSONResponse(
             error_body(422, str(error).splitlines()[0], "invalid_input", problems=error.to_dicts()),
+            status_code=422,
+        )
+
+    @app.exception_handler(OptionError)
+    async def option_error(_request: Request, error: OptionError) -> Response:
+        # the one option error (matching's, also raised by the services), naming the field
+        return AsciiJSONResponse(
+            error_body(
+                422, f"{error.option}: {error.message}", "invalid_option", field=error.option
+            ),
             status_code=422,
         )
 

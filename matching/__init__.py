@@ -10,7 +10,7 @@ from typing import Any
 
 from matching.alternates import alternates
 from matching.assignment import Assignment
-from matching.check import Evaluation, Violation, evaluate, violations
+from matching.check import Evaluation, evaluate, violations
 from matching.constraints import (
     Fairness,
     MaxPerGroup,
@@ -42,6 +42,7 @@ from matching.solvers import (
 )
 from matching.solvers.ilp import DEFAULT_TIME_LIMIT
 from matching.validate import OptionError, validate_options
+from matching.violations import Violation, check_assignment
 
 
 def solve(
@@ -102,6 +103,7 @@ __all__ = [
     "UnknownIds",
     "Violation",
     "alternates",
+    "check_assignment",
     "diagnose",
     "evaluate",
     "exclude_pairs",

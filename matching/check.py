@@ -1,8 +1,9 @@
 """Check any set of (paper, reviewer) pairs against a problem's hard constraints.
 
-Used to refuse publishing an assignment that breaks the venue's current constraints (the
-pairs may come from an older run or from a chair's edits) and by tests as an independent
-checker of solver results. Nothing here solves anything.
+An independent checker of solver results (and of any pair set, e.g. an edited one), in the
+one violation vocabulary of :mod:`matching.violations` (whose :func:`check_assignment`
+checks a stored assignment against a venue's constraints with the same records and
+words). Nothing here solves anything.
 """
 
 from __future__ import annotations
@@ -22,40 +23,16 @@ from matching.constraints import (
     attribute_mask,
     group_codes,
 )
-from matching.problem import AssignmentProblem, IntArray, lookup, sorted_member
-
-#: Stable names of the violation kinds, in the order :func:`violations` reports them.
-KINDS = (
-    "unknown_paper",
-    "unknown_reviewer",
-    "duplicate_pair",
-    "conflict",
-    "not_candidate",
-    "below_min_score",
-    "missing_forced",
-    "paper_over_demand",
-    "paper_under_demand",
-    "reviewer_over_max",
-    "reviewer_under_min",
-    "group_limit",
-    "attribute_missing",
+from matching.problem import AssignmentProblem, IntArray, lookup
+from matching.violations import (
+    Violation,
+    exclusion_violations,
+    limit_violations_of_codes,
+    pin_violation,
+    violations_frame,
 )
 
-
-@dataclass(frozen=True)
-class Violation:
-    """One broken hard constraint.
-
-    ``kind`` is one of :data:`KINDS`; ``paper_id`` / ``reviewer_id`` name the paper, the
-    reviewer or the pair concerned (``None`` where the constraint is about only one side);
-    ``message`` says it in a chair's words; ``position`` is the 0-based position of the
-    offending entry in the pairs given (``None`` for count violations)."""
-
-    kind: str
-    paper_id: str | None
-    reviewer_id: str | None
-    message: str
-    position: int | None = None
+__all__ = ["Evaluation", "Violation", "evaluate", "violations", "violations_frame"]
 
 
 @dataclass(frozen=True)
@@ -87,14 +64,16 @@ def evaluate(
     """Objective and every violation of the pairs ``(paper_id[i], reviewer_id[i])``.
 
     Checked: ids known to the problem; no pair twice; every pair a candidate (a pair listed
-    in ``conflicts`` — a DataFrame with ``paper_id``/``reviewer_id`` columns or two arrays,
-    e.g. the venue's conflicts table — is reported as ``conflict``, another non-candidate
-    as ``not_candidate``); ``MinScore`` pair filters (forced pairs exempt); every forced
-    pair present; each paper's count equal to its demand; each reviewer's load within
-    [min_load, max_load]; ``MaxPerGroup`` and ``RequireAttribute`` side constraints
-    (forced pairs count like any other). ``Fairness`` is an objective, not a hard
-    constraint, and is not checked. Pairs without known ids are reported and otherwise
-    ignored."""
+    in ``conflicts`` — a DataFrame with ``paper_id``/``reviewer_id`` columns, optionally
+    ``kind`` (:data:`matching.violations.EXCLUSION_KINDS`, default ``conflict``) and
+    ``reason``, e.g. the venue's conflicts table, or two arrays — is reported as that
+    exclusion, another non-candidate as ``not_candidate``); ``MinScore`` pair filters
+    (forced pairs exempt); every forced pair present (``pin``); each paper's count equal to
+    its demand; each reviewer's load within [min_load, max_load]; ``MaxPerGroup`` and
+    ``RequireAttribute`` side constraints (forced pairs count like any other). ``Fairness``
+    is an objective, not a hard constraint, and is not checked. Pairs without known ids are
+    reported and otherwise ignored. Violations come in :data:`matching.violations.KINDS`
+    order."""
     papers_raw = _labels(paper_id)
     reviewers_raw = _labels(reviewer_id)
     if len(papers_raw) != len(reviewers_raw):
@@ -107,39 +86,20 @@ def evaluate(
     paper_codes = lookup(paper_index, papers_raw)
     reviewer_codes = lookup(reviewer_index, reviewers_raw)
     for position in np.flatnonzero(paper_codes < 0).tolist():
-        found.append(
-            Violation(
-                "unknown_paper",
-                str(papers_raw[position]),
-                str(reviewers_raw[position]),
-                f"paper {papers_raw[position]} is not a paper of this venue",
-                position,
-            )
-        )
+        p, r = str(papers_raw[position]), str(reviewers_raw[position])
+        found.append(Violation("unknown_paper", p, r, f"paper {p} is not in the problem", position))
     for position in np.flatnonzero(reviewer_codes < 0).tolist():
+        p, r = str(papers_raw[position]), str(reviewers_raw[position])
         found.append(
-            Violation(
-                "unknown_reviewer",
-                str(papers_raw[position]),
-                str(reviewers_raw[position]),
-                f"reviewer {reviewers_raw[position]} is not a reviewer of this venue",
-                position,
-            )
+            Violation("unknown_reviewer", p, r, f"reviewer {r} is not in the problem", position)
         )
     known = np.flatnonzero((paper_codes >= 0) & (reviewer_codes >= 0))
     n_reviewers = max(problem.n_reviewers, 1)
     keys = paper_codes[known] * n_reviewers + reviewer_codes[known]
     first = _first_occurrence(keys)
     for position in known[~first].tolist():
-        found.append(
-            Violation(
-                "duplicate_pair",
-                str(papers_raw[position]),
-                str(reviewers_raw[position]),
-                f"pair ({papers_raw[position]}, {reviewers_raw[position]}) is listed twice",
-                position,
-            )
-        )
+        p, r = str(papers_raw[position]), str(reviewers_raw[position])
+        found.append(Violation("duplicate_pair", p, r, "the pair is listed twice", position))
     known, keys = known[first], keys[first]
 
     pair_keys = problem.pair_paper * n_reviewers + problem.pair_reviewer
@@ -147,30 +107,28 @@ def evaluate(
     sorted_keys = pair_keys[order]
     spot = np.minimum(np.searchsorted(sorted_keys, keys), max(len(sorted_keys) - 1, 0))
     is_candidate = sorted_keys[spot] == keys if len(sorted_keys) else np.zeros(len(keys), bool)
-    conflict_keys = _conflict_keys(conflicts, paper_index, reviewer_index, n_reviewers)
-    is_conflict = sorted_member(conflict_keys, keys)
-    for position, conflict in zip(
-        known[~is_candidate].tolist(), is_conflict[~is_candidate], strict=True
-    ):
-        p, r = str(papers_raw[position]), str(reviewers_raw[position])
-        if conflict:
-            found.append(
-                Violation(
-                    "conflict",
-                    p,
-                    r,
-                    f"reviewer {r} has a conflict of interest with paper {p}",
-                    position,
-                )
-            )
-        else:
+    outside = known[~is_candidate]
+    exclusions = _exclusions(conflicts)
+    outside_pairs = pd.DataFrame(
+        {
+            "paper_id": papers_raw[outside],
+            "reviewer_id": reviewers_raw[outside],
+            "position": outside,
+        }
+    )
+    excluded = exclusion_violations(outside_pairs, exclusions)
+    found += excluded
+    explained = {v.position for v in excluded}
+    for position in outside.tolist():
+        if position not in explained:
+            p, r = str(papers_raw[position]), str(reviewers_raw[position])
             found.append(
                 Violation(
                     "not_candidate",
                     p,
                     r,
-                    f"pair ({p}, {r}) is not a candidate pair (no score, or "
-                    "excluded, e.g. a conflict or a not-willing bid)",
+                    "not a candidate pair (no score, or excluded, e.g. a conflict or a "
+                    "Not Willing bid)",
                     position,
                 )
             )
@@ -189,18 +147,24 @@ def evaluate(
                 p, r = _pair_names(problem, i)
                 found.append(
                     Violation(
-                        "below_min_score",
+                        "min_score",
                         p,
                         r,
-                        f"pair ({p}, {r}) scores {scores[i]:.6g}, below the minimum score "
-                        f"{constraint.threshold:g}",
+                        f"scores {scores[i]:.6g}, below the minimum score {constraint.threshold:g}",
                         positions.get(i),
                     )
                 )
     for i in np.flatnonzero(problem.forced & ~chosen).tolist():
-        p, r = _pair_names(problem, i)
-        found.append(Violation("missing_forced", p, r, f"pinned pair ({p}, {r}) is missing"))
-    found.extend(_count_violations(problem, selected))
+        found.append(pin_violation(*_pair_names(problem, i)))
+    found += limit_violations_of_codes(
+        problem.pair_paper[selected],
+        problem.pair_reviewer[selected],
+        paper_ids=problem.paper_ids,
+        demand=problem.demand,
+        reviewer_ids=problem.reviewer_ids,
+        min_load=problem.min_load,
+        max_load=problem.max_load,
+    )
     found.extend(_side_violations(problem, selected))
     objective = float(np.sum(scores[selected])) if len(selected) else 0.0
     return Evaluation(selected=selected, objective=objective, violations=found)
@@ -215,61 +179,6 @@ def violations(
 ) -> list[Violation]:
     """Every hard constraint the pairs break (empty when none); see :func:`evaluate`."""
     return evaluate(problem, paper_id, reviewer_id, conflicts=conflicts).violations
-
-
-def violations_frame(found: Sequence[Violation]) -> pd.DataFrame:
-    """Violations as a table: kind, paper_id, reviewer_id, message, position."""
-    return pd.DataFrame(
-        [(v.kind, v.paper_id, v.reviewer_id, v.message, v.position) for v in found],
-        columns=["kind", "paper_id", "reviewer_id", "message", "position"],
-    )
-
-
-def _count_violations(problem: AssignmentProblem, selected: IntArray) -> list[Violation]:
-    found = []
-    counts = np.bincount(problem.pair_paper[selected], minlength=problem.n_papers)
-    for p in np.flatnonzero(counts > problem.demand).tolist():
-        found.append(
-            Violation(
-                "paper_over_demand",
-                problem.paper_ids[p],
-                None,
-                f"paper {problem.paper_ids[p]} has {counts[p]} reviewers, "
-                f"demand {problem.demand[p]}",
-            )
-        )
-    for p in np.flatnonzero(counts < problem.demand).tolist():
-        found.append(
-            Violation(
-                "paper_under_demand",
-                problem.paper_ids[p],
-                None,
-                f"paper {problem.paper_ids[p]} has {counts[p]} reviewers, "
-                f"demand {problem.demand[p]}",
-            )
-        )
-    loads = np.bincount(problem.pair_reviewer[selected], minlength=problem.n_reviewers)
-    for r in np.flatnonzero(loads > problem.max_load).tolist():
-        found.append(
-            Violation(
-                "reviewer_over_max",
-                None,
-                problem.reviewer_ids[r],
-                f"reviewer {problem.reviewer_ids[r]} has {loads[r]} papers, max load "
-                f"{problem.max_load[r]}",
-            )
-        )
-    for r in np.flatnonzero(loads < problem.min_load).tolist():
-        found.append(
-            Violation(
-                "reviewer_under_min",
-                None,
-                problem.reviewer_ids[r],
-                f"reviewer {problem.reviewer_ids[r]} has {loads[r]} papers, min load "
-                f"{problem.min_load[r]}",
-            )
-        )
-    return found
 
 
 def _side_violations(problem: AssignmentProblem, selected: IntArray) -> list[Violation]:
@@ -295,8 +204,7 @@ def _side_violations(problem: AssignmentProblem, selected: IntArray) -> list[Vio
                         "group_limit",
                         problem.paper_ids[p],
                         None,
-                        f"paper {problem.paper_ids[p]} has {n} reviewers from group {label}, "
-                        f"limit {constraint.limit}",
+                        f"has {n} reviewers from group {label}, limit {constraint.limit}",
                     )
                 )
         elif isinstance(constraint, RequireAttribute):
@@ -309,8 +217,7 @@ def _side_violations(problem: AssignmentProblem, selected: IntArray) -> list[Vio
                         "attribute_missing",
                         problem.paper_ids[p],
                         None,
-                        f"paper {problem.paper_ids[p]} has {holders[p]} reviewers with "
-                        f"{constraint.name}, needs {needed[p]}",
+                        f"has {holders[p]} reviewers with {constraint.name}, needs {needed[p]}",
                     )
                 )
     return found
@@ -329,21 +236,23 @@ def _first_occurrence(keys: IntArray) -> npt.NDArray[np.bool_]:
     return first
 
 
-def _conflict_keys(
-    conflicts: Any, paper_index: pd.Index, reviewer_index: pd.Index, n_reviewers: int
-) -> IntArray:
+def _exclusions(conflicts: Any) -> pd.DataFrame | None:
+    """``conflicts`` as exclusions (``paper_id, reviewer_id, kind, reason``)."""
     if conflicts is None:
-        return np.zeros(0, dtype=np.int64)
+        return None
     if isinstance(conflicts, pd.DataFrame):
         if len(conflicts) == 0:
-            return np.zeros(0, dtype=np.int64)
-        papers, reviewers = conflicts["paper_id"].to_numpy(), conflicts["reviewer_id"].to_numpy()
+            return None
+        frame = conflicts
+        papers, reviewers = frame["paper_id"].to_numpy(), frame["reviewer_id"].to_numpy()
     else:
+        frame = None
         papers, reviewers = conflicts
-    paper_codes = lookup(paper_index, _labels(papers))
-    reviewer_codes = lookup(reviewer_index, _labels(reviewers))
-    known = (paper_codes >= 0) & (reviewer_codes >= 0)
-    return np.sort(paper_codes[known] * n_reviewers + reviewer_codes[known])
+    table = pd.DataFrame({"paper_id": _labels(papers), "reviewer_id": _labels(reviewers)})
+    for column, default in (("kind", "conflict"), ("reason", "")):
+        has = frame is not None and column in frame.columns
+        table[column] = frame[column].to_numpy() if has else default
+    return table
 
 
 def _pair_names(problem: AssignmentProblem, pair: int) -> tuple[str, str]:

@@ -35,14 +35,26 @@ SOLVER_OPTIONS = {
 
 
 class OptionError(ValueError):
-    """An option that cannot act, or a combination that cannot work; ``option`` names it
-    (``solver``, ``fairness``, ``max_per_group``, ``require_attribute``, ``min_score``,
-    ``probability_cap``, ``perturbation``) and the message says why in a chair's words."""
+    """An option that cannot act, or a combination that cannot work: the one option error
+    of the project (the services raise it too, and every face maps it: CLI exit 1 naming
+    the flag, API 422 naming the field). ``option`` names it (here ``solver``,
+    ``fairness``, ``max_per_group``, ``require_attribute``, ``min_score``,
+    ``probability_cap``, ``perturbation``; the services name their parameters' fields)
+    and the message says why in a chair's words."""
 
     def __init__(self, option: str, message: str):
         self.option = option
         self.message = message
         super().__init__(message)
+
+
+def check_solver(solver: str) -> None:
+    """:class:`OptionError` (option ``solver``) unless ``solver`` is one of
+    :data:`SOLVER_NAMES`."""
+    if solver not in SOLVER_NAMES:
+        raise OptionError(
+            "solver", f"unknown solver {solver!r}; choose one of {', '.join(SOLVER_NAMES)}"
+        )
 
 
 def describe(constraint: Any) -> str:
@@ -110,10 +122,7 @@ def validate_options(
     minimum scores (the highest acts), a probability cap of 1 (nothing randomized),
     fairness when no paper needs a reviewer.
     """
-    if solver not in SOLVER_NAMES:
-        raise OptionError(
-            "solver", f"unknown solver {solver!r}; choose one of {', '.join(SOLVER_NAMES)}"
-        )
+    check_solver(solver)
     unknown = sorted(set(solver_options) - SOLVER_OPTIONS[solver])
     if unknown:
         owners = [name for name, options in SOLVER_OPTIONS.items() if unknown[0] in options]

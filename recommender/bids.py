@@ -1,27 +1,39 @@
-"""Folding reviewer bids into affinity scores.
+"""What a bid means, and folding bids into affinity scores.
 
-Mapping of OpenReview bid labels to numbers (case-insensitive; numbers are used as given):
+The one bid vocabulary of the project (files, uploads, stored bids, the solve):
 
-    Very High = +1, High = +0.5, Neutral = 0, Low = -0.5, Very Low = -1
+- a bid cell is a finite number (a preference as given) or an OpenReview label, compared
+  with case and spacing ignored (``" very  HIGH "`` is ``Very High``);
+- preference labels are numbers: Very High = +1, High = +0.5, Neutral = 0, Low = -0.5,
+  Very Low = -1 (:data:`BID_VALUES`);
+- "Not Willing" and "Conflict" are not preferences but **exclusions**: the pair is never
+  assigned (:func:`excludes`, the one exclusion rule). Where a table needs a number for
+  them (the bids table, a listing sorted by willingness) it is
+  :data:`EXCLUDING_BID_VALUE`, which never decides anything. "Conflict" also declares a
+  conflict of interest (:func:`declares_conflict`). A number never excludes.
 
 The final score of a bid pair is ``score + weight * bid``, in the affinity's own units
 (combined scores are in [0, 1], so ``weight = 0.1`` lets a Very High bid lift a pair by a
-tenth of the score range). "Not Willing" and "Conflict" are not preferences but exclusions:
-they are returned as a boolean mask for the matching side to forbid, and their scores are
-left untouched. Pairs naming unknown papers or reviewers are an error (listed together).
+tenth of the score range); excluded pairs are returned as a boolean mask for the matching
+side to forbid, and their scores are left untouched. Pairs naming unknown papers or
+reviewers are an error (listed together).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from recommender.affinity import Affinity
 from recommender.corpus import InputError, Problem
+
+if TYPE_CHECKING:  # the affinity stack is only needed by apply_bids' callers
+    from recommender.affinity import Affinity
 
 BID_VALUES: dict[str, float] = {
     "very high": 1.0,
@@ -31,6 +43,68 @@ BID_VALUES: dict[str, float] = {
     "very low": -1.0,
 }
 EXCLUDING_BIDS = frozenset({"not willing", "conflict"})
+# the number an excluding label is recorded as where a table needs one: the least willing
+EXCLUDING_BID_VALUE = -1.0
+# the labels by which a reviewer declares a conflict of interest (they exclude too)
+CONFLICT_BIDS = frozenset({"conflict"})
+LABELS = (*BID_VALUES, "not willing", "conflict")
+
+
+def normalise_label(cell: object) -> str:
+    """A bid cell as the vocabulary compares it: spacing collapsed, case folded."""
+    return " ".join(str(cell).split()).casefold()
+
+
+def excludes(cell: object) -> bool:
+    """Whether a bid (label or number) excludes its pair: Not Willing or Conflict."""
+    return normalise_label(cell) in EXCLUDING_BIDS
+
+
+def declares_conflict(cell: object) -> bool:
+    """Whether a bid declares a conflict of interest (the label Conflict)."""
+    return normalise_label(cell) in CONFLICT_BIDS
+
+
+def excluding_mask(cells: Iterable[object] | pd.Series) -> npt.NDArray[np.bool_]:
+    """:func:`excludes` for each cell, one test per distinct value."""
+    series = cells if isinstance(cells, pd.Series) else pd.Series(list(cells), dtype=object)
+    if series.empty:
+        return np.zeros(0, dtype=bool)
+    codes, uniques = pd.factorize(series, use_na_sentinel=False)
+    return np.array([excludes(u) for u in uniques], dtype=bool)[codes]
+
+
+def parse_bid(cell: object) -> tuple[float, bool]:
+    """``(number, excludes)`` of a bid cell: a finite number is itself and never excludes;
+    a label is its :data:`BID_VALUES` number, or :data:`EXCLUDING_BID_VALUE` and excludes.
+    ValueError (in a user's words) for anything else."""
+    if isinstance(cell, bool):
+        raise ValueError(f"unknown bid {cell!r}")
+    if isinstance(cell, int | float | np.integer | np.floating):
+        value = float(cell)
+        if not math.isfinite(value):
+            raise ValueError(f"bid {cell!r} is not a finite number")
+        return value, False
+    text = normalise_label(cell)
+    if text in EXCLUDING_BIDS:
+        return EXCLUDING_BID_VALUE, True
+    if text in BID_VALUES:
+        return BID_VALUES[text], False
+    try:
+        value = float(text)
+    except ValueError:
+        known = ", ".join(label.title() for label in LABELS)
+        raise ValueError(f"unknown bid {cell!r}: use a number or one of {known}") from None
+    if not math.isfinite(value):
+        raise ValueError(f"bid {cell!r} is not a finite number")
+    return value, False
+
+
+def bid_value(cell: object) -> float | None:
+    """The preference number of a bid cell, ``None`` for an excluding label; ValueError if
+    unknown (see :func:`parse_bid`)."""
+    value, excluding = parse_bid(cell)
+    return None if excluding else value
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,30 +117,6 @@ class BidResult:
 
     affinity: Affinity
     excluded: npt.NDArray[np.bool_]
-
-
-def bid_value(cell: object) -> float | None:
-    """Number of a bid cell, ``None`` for an excluding label; ValueError if unknown."""
-    if isinstance(cell, bool):
-        raise ValueError(f"unknown bid {cell!r}")
-    if isinstance(cell, int | float | np.integer | np.floating):
-        value = float(cell)
-        if not math.isfinite(value):
-            raise ValueError(f"bid {cell!r} is not a finite number")
-        return value
-    text = " ".join(str(cell).split()).casefold()
-    if text in EXCLUDING_BIDS:
-        return None
-    if text in BID_VALUES:
-        return BID_VALUES[text]
-    try:
-        value = float(text)
-    except ValueError:
-        known = ", ".join(k.title() for k in [*BID_VALUES, *sorted(EXCLUDING_BIDS)])
-        raise ValueError(f"unknown bid {cell!r}: use a number or one of {known}") from None
-    if not math.isfinite(value):
-        raise ValueError(f"bid {cell!r} is not a finite number")
-    return value
 
 
 def apply_bids(
@@ -111,15 +161,15 @@ def apply_bids(
         if r is None:
             problems.append(Problem(source, row, "reviewer_id", f"unknown reviewer {reviewer!r}"))
         try:
-            value = bid_value(cell)
-            if value is not None and "label" in bids.columns and "bid" in bids.columns:
+            value, excluding = parse_bid(cell)
+            if not excluding and "label" in bids.columns and "bid" in bids.columns:
                 value = float(bids["bid"].iloc[row - 1])
         except ValueError as error:
             problems.append(Problem(source, row, "bid", str(error)))
             continue
         if p is None or r is None:
             continue
-        if value is None:
+        if excluding:
             excluded[p, r] = True
         else:
             delta[p, r] = weight * value

@@ -150,6 +150,43 @@ def test_randomization_options_refused_in_words(
     assert not (tmp_path / "x.csv").exists()
 
 
+@pytest.mark.parametrize(
+    ("where", "option", "flag"),
+    [
+        ("validate_options", "max_per_group", "--max-per-institution"),
+        ("validate_options", "fairness", "--fairness"),
+        ("solve", "probability_cap", "--probability-cap"),
+    ],
+)
+def test_an_option_error_from_matching_exits_1_naming_the_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, option: str, flag: str
+) -> None:
+    """matching's validation (or a solver) refusing an option is a bad option (exit 1, the
+    flag named), not an internal error (exit 3): there is one OptionError."""
+    import matching
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise matching.OptionError(option, "cannot act on these reviewers")
+
+    monkeypatch.setattr(matching, where, refuse)
+    scores = _scores(tmp_path / "scores.csv", 4, 4, seed=5)
+    code, _, err = _assign(tmp_path, scores, "x")
+    assert code == 1, err
+    assert f"error: {flag}: cannot act on these reviewers" in err
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_the_solver_flag_offers_the_solvers_matching_knows() -> None:
+    from matching.validate import SOLVER_NAMES
+    from reviewer_recommender.cli.main import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a.choices, dict))
+    assert isinstance(commands.choices, dict)
+    solver = next(a for a in commands.choices["assign"]._actions if a.dest == "solver")
+    assert tuple(solver.choices or ()) == SOLVER_NAMES
+
+
 def test_infeasible_under_the_cap_exits_2(tmp_path: Path) -> None:
     # 3 papers x 3 reviewers, 2 each: under a cap of 0.6 a paper reaches only 1.8 reviewers
     scores = _scores(tmp_path / "scores.csv", 3, 3, seed=4)

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import pandas as pd
 from fastapi import APIRouter, File, UploadFile
-from sqlalchemy import delete, select
-from sqlalchemy.orm import Session
 
 from api.auth import Reader, Writer
 from api.dependencies import Limit, Offset, SessionDep, SettingsDep
@@ -27,23 +24,18 @@ from api.uploads import (
     upload_bytes,
     upload_name,
 )
-from recommender.bids import EXCLUDING_BIDS
-from recommender.corpus import InputError, Problem, Submission
+from recommender.corpus import Submission
 from recommender.io import (
     parse_reviewers_upload,
     parse_submissions_upload,
-    read_bids,
-    read_pair_constraints,
 )
 from reviewer_recommender.services import corpus
 from reviewer_recommender.services.corpus import ReviewerRecord
-from reviewer_recommender.services.ids import text_problem
+from reviewer_recommender.services.pair_uploads import store_bids, store_pair_constraints
 from reviewer_recommender.services.results import UploadCounts
-from reviewer_recommender.storage.models import Bid, Conflict, Pin, ReviewerRow, SubmissionRow
-from reviewer_recommender.storage.repository import Paged, audit
+from reviewer_recommender.storage.repository import Paged
 
 router = APIRouter(tags=["corpus"])
-BID_LABEL_MAX_LENGTH = 50  # the bids table's label column
 
 REVIEWERS_EXAMPLE = [
     {
@@ -142,40 +134,6 @@ def post_submissions(
     return corpus.store_submissions(session, venue_id, principal.name, parsed, "request body")
 
 
-def _check_known_ids(session: Session, venue_id: str, frame: pd.DataFrame, filename: str) -> None:
-    """422 naming every paper or reviewer id the venue does not have."""
-    papers = set(
-        session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id))
-    )
-    reviewers = set(session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id)))
-    problems = [
-        Problem(filename, None, "paper_id", f"unknown paper id {p!r}")
-        for p in sorted(set(frame["paper_id"]) - papers)
-    ] + [
-        Problem(filename, None, "reviewer_id", f"unknown reviewer id {r!r}")
-        for r in sorted(set(frame["reviewer_id"]) - reviewers)
-    ]
-    if problems:
-        raise InputError(problems)
-
-
-def _check_bid_labels(bids: pd.DataFrame, filename: str) -> None:
-    """422 naming every bid cell the bids table cannot hold (too long, control characters)."""
-    problems = []
-    for paper_id, reviewer_id, label in bids[["paper_id", "reviewer_id", "label"]].itertuples(
-        index=False
-    ):
-        message = text_problem(label)
-        if len(label) > BID_LABEL_MAX_LENGTH:
-            message = f"has {len(label)} characters; a bid has at most {BID_LABEL_MAX_LENGTH}"
-        if message is not None:
-            problems.append(
-                Problem(filename, None, "bid", f"bid of ({paper_id}, {reviewer_id}) {message}")
-            )
-    if problems:
-        raise InputError(problems)
-
-
 @router.post("/venues/{venue_id}/bids/upload", response_model=UploadResult)
 def upload_bids(
     venue_id: VenueIdPath,
@@ -191,35 +149,8 @@ def upload_bids(
     (source ``bid``); the others are folded into scores by the next affinity job when its
     config has a non-zero ``bid_weight``."""
     name = upload_name(file, "bids.csv")
-    bids = read_bids(upload_bytes(file, settings, name), name)
-    _check_known_ids(session, venue_id, bids, name)
-    _check_bid_labels(bids, name)
-    session.execute(delete(Bid).where(Bid.venue_id == venue_id))
-    session.execute(delete(Conflict).where(Conflict.venue_id == venue_id, Conflict.source == "bid"))
-    records = [
-        {"venue_id": venue_id, "paper_id": p, "reviewer_id": r, "label": label, "bid": float(value)}
-        for p, r, label, value in bids[["paper_id", "reviewer_id", "label", "bid"]].itertuples(
-            index=False
-        )
-    ]
-    if records:
-        session.execute(Bid.__table__.insert(), records)
-    conflicts = [
-        {
-            "venue_id": venue_id,
-            "paper_id": p,
-            "reviewer_id": r,
-            "source": "bid",
-            "reason": f"bid {label}",
-        }
-        for p, r, label in bids[["paper_id", "reviewer_id", "label"]].itertuples(index=False)
-        if " ".join(str(label).split()).casefold() in EXCLUDING_BIDS
-    ]
-    if conflicts:
-        session.execute(Conflict.__table__.insert(), conflicts)
-    audit(session, venue_id, principal.name, "bids.upload", source=name, bids=len(records))
-    session.commit()
-    return UploadResult(created=len(records), updated=0, total=len(records))
+    stored = store_bids(session, venue_id, upload_bytes(file, settings, name), name, principal.name)
+    return UploadResult.model_validate(stored, from_attributes=True)
 
 
 @router.post("/venues/{venue_id}/constraints/upload", response_model=UploadResult)
@@ -235,48 +166,9 @@ def upload_constraints(
 ) -> UploadResult:
     """Replace uploaded conflicts (value -1) and add pins (value 1)."""
     name = upload_name(file, "constraints.csv")
-    frame = read_pair_constraints(upload_bytes(file, settings, name), name)
-    _check_known_ids(session, venue_id, frame, name)
-    forbidden = frame[frame["value"] < 0]
-    forced = frame[frame["value"] > 0]
-    session.execute(
-        delete(Conflict).where(Conflict.venue_id == venue_id, Conflict.source == "uploaded")
-    )
-    if len(forbidden):
-        session.execute(
-            Conflict.__table__.insert(),
-            [
-                {
-                    "venue_id": venue_id,
-                    "paper_id": p,
-                    "reviewer_id": r,
-                    "source": "uploaded",
-                    "reason": name,
-                }
-                for p, r in forbidden[["paper_id", "reviewer_id"]].itertuples(index=False)
-            ],
-        )
-    existing_pins = set(
-        session.execute(select(Pin.paper_id, Pin.reviewer_id).where(Pin.venue_id == venue_id)).all()
-    )
-    new_pins = [
-        {"venue_id": venue_id, "paper_id": p, "reviewer_id": r, "created_by": principal.name}
-        for p, r in forced[["paper_id", "reviewer_id"]].itertuples(index=False)
-        if (p, r) not in existing_pins
-    ]
-    if new_pins:
-        session.execute(Pin.__table__.insert(), new_pins)
-    audit(
-        session,
-        venue_id,
-        principal.name,
-        "constraints.upload",
-        source=name,
-        conflicts=len(forbidden),
-        pins=len(new_pins),
-    )
-    session.commit()
-    return UploadResult(created=len(forbidden) + len(new_pins), updated=0, total=len(frame))
+    content = upload_bytes(file, settings, name)
+    stored = store_pair_constraints(session, venue_id, content, name, principal.name)
+    return UploadResult.model_validate(stored, from_attributes=True)
 
 
 @router.get("/venues/{venue_id}/reviewers", response_model=Page[ReviewerOut])

@@ -20,8 +20,6 @@ from recommender.io.reviewers import (
 from recommender.io.scores import MAX_ABS_SCORE, ScoreTable, read_scores
 from recommender.io.submissions import parse_submissions_upload, read_submissions
 from recommender.io.tables import (
-    BID_LABEL_VALUES,
-    CONFLICT_BID_LABELS,
     read_bids,
     read_custom_max_papers,
     read_demand,
@@ -31,8 +29,6 @@ from recommender.io.tables import (
 )
 
 __all__ = [
-    "BID_LABEL_VALUES",
-    "CONFLICT_BID_LABELS",
     "MAX_ABS_SCORE",
     "MAX_ZIP_COMPRESSION_RATIO",
     "MAX_ZIP_MEMBERS",

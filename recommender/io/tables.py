@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from recommender.bids import declares_conflict, parse_bid
 from recommender.corpus import InputError
 from recommender.io._common import (
     ProblemLog,
@@ -31,19 +32,6 @@ from recommender.io._common import (
 )
 from recommender.io.safe_csv import unescape_cell
 from recommender.io.scores import CONTROL_CHARACTERS
-
-# OpenReview's bid labels and the numbers they become (higher = more willing).
-BID_LABEL_VALUES: dict[str, float] = {
-    "very high": 1.0,
-    "high": 0.5,
-    "neutral": 0.0,
-    "low": -0.5,
-    "very low": -1.0,
-    "not willing": -1.0,
-    "conflict": -1.0,
-}
-# Labels by which a reviewer declares a conflict of interest: the pair must never be assigned.
-CONFLICT_BID_LABELS = frozenset({"conflict"})
 
 _Value = TypeVar("_Value")
 
@@ -56,10 +44,11 @@ def read_bids(
 ) -> pd.DataFrame:
     """Bids as ``DataFrame[paper_id, reviewer_id, label, bid, conflict]`` (+ ``line``).
 
-    The bid cell is an OpenReview label (``Very High``, ``High``, ``Neutral``, ``Low``,
-    ``Very Low``, ``Not Willing``, ``Conflict``; case-insensitive) or a finite number.
-    ``label`` keeps the cell as written, ``bid`` is its number (float64, see
-    :data:`BID_LABEL_VALUES`) and ``conflict`` is true for a declared conflict.
+    The bid cell is read by :func:`recommender.bids.parse_bid` (the one bid vocabulary: an
+    OpenReview label, case and spacing ignored, or a finite number). ``label`` keeps the
+    cell as written (spacing collapsed), ``bid`` is its number (float64) and ``conflict``
+    is true for a declared conflict (:func:`recommender.bids.declares_conflict`). Whether a
+    bid excludes its pair is :func:`recommender.bids.excludes` of its label.
     """
     columns = [_PAPER_ALIASES, _REVIEWER_ALIASES, ("bid", "label", "value")]
     fast = _fast_table(source, name, columns)
@@ -73,20 +62,16 @@ def read_bids(
     for line, (paper_cell, reviewer_cell, bid_cell) in rows:
         pair = _pair(display, line, paper_cell, reviewer_cell, log)
         label = clean_text(bid_cell)
-        value = _number(label)
-        if value is None:
-            value = BID_LABEL_VALUES.get(label.casefold())
-        if value is None:
-            known = ", ".join(sorted({k.title() for k in BID_LABEL_VALUES}))
-            log.add(
-                display, line, "bid", f"unknown bid {bid_cell!r}: use a number or one of {known}"
-            )
+        try:
+            value, _excluding = parse_bid(bid_cell)
+        except ValueError as error:
+            log.add(display, line, "bid", str(error))
             continue
         if pair is not None:
             _put(
                 records,
                 pair,
-                (label, value, label.casefold() in CONFLICT_BID_LABELS),
+                (label, value, declares_conflict(label)),
                 display,
                 line,
                 "bid",
@@ -408,11 +393,11 @@ def _fast_bids(
     reviewers = _fast_text(cells[1], clean_reviewer_id)
     codes, uniques = pd.factorize(cells[2])
     labels = [clean_text(unescape_cell(str(u))) for u in uniques]
-    values = [
-        number if (number := _number(label)) is not None else BID_LABEL_VALUES.get(label.casefold())
-        for label in labels
-    ]
-    if papers is None or reviewers is None or any(v is None for v in values):
+    try:
+        values = [parse_bid(label)[0] for label in labels]
+    except ValueError:
+        return None  # the row-by-row path names the lines
+    if papers is None or reviewers is None:
         return None
     frame = pd.DataFrame(
         {
@@ -420,9 +405,7 @@ def _fast_bids(
             "reviewer_id": reviewers,
             "label": np.array(labels, dtype=object)[codes],
             "bid": np.array(values, dtype=np.float64)[codes],
-            "conflict": np.array(
-                [label.casefold() in CONFLICT_BID_LABELS for label in labels], dtype=bool
-            )[codes],
+            "conflict": np.array([declares_conflict(label) for label in labels], dtype=bool)[codes],
             "line": lines,
         }
     )

@@ -19,5 +19,16 @@ profiles;
   assignment job);
 - :mod:`reviewer_recommender.services.edits`: pins, forbids and swaps as constraints that survive
 re-solves;
-- :mod:`reviewer_recommender.services.exports`: outputs written all together or not at all.
+- :mod:`reviewer_recommender.services.exports`: outputs written all together or not at all;
+- :mod:`reviewer_recommender.services.pair_rules`: a venue's stored pair constraints read by
+  the one violation vocabulary (:mod:`matching.violations`) and the one rule of whether a pair
+  can be added (:mod:`matching.additions`);
+- :mod:`reviewer_recommender.services.pair_uploads`: bids and pair constraints uploaded to a
+  venue.
+
+One rule, one home: what a bid means is :mod:`recommender.bids`; which hard constraints an
+assignment breaks is :func:`matching.check_assignment` (:class:`matching.Violation`); whether a
+pair may be added is :func:`matching.additions.addition_obstacles`; how a solve's options are
+validated is :func:`reviewer_recommender.services.assignment.validate_options` (one
+:class:`matching.OptionError`).
 """

@@ -22,8 +22,9 @@ import matching
 from matching import Assignment, AssignmentProblem, Fairness, MaxPerGroup, RequireAttribute
 from matching.monitor import SolveMonitor
 from matching.solvers import SolverTimeout
+from matching.validate import check_solver
 from reviewer_recommender.services.errors import NoAssignment, OptionError
-from reviewer_recommender.services.params import SOLVERS, AssignParams
+from reviewer_recommender.services.params import AssignParams
 from reviewer_recommender.services.problem import AssignInputs, build_problem
 
 MODEL_CONSTRAINTS = (Fairness, MaxPerGroup, RequireAttribute)
@@ -45,69 +46,81 @@ class SolverChoice:
 
 
 def choose_solver(problem: AssignmentProblem, params: AssignParams) -> SolverChoice:
-    """The solver for ``problem`` under ``params``, or :class:`OptionError` when the options
-    ask for something the chosen solver cannot do.
+    """The solver for ``problem`` under ``params`` (options :func:`validate_options`
+    accepted).
 
     ``auto`` picks the exact min-cost flow unless a side constraint needs the integer program
     (fairness, institution limits, required attributes) or ``probability_cap`` asks for a
     randomized assignment."""
-    check_options(params)
     coupled = [c for c in problem.side_constraints if isinstance(c, MODEL_CONSTRAINTS)]
-    needs = sorted({_WHAT[type(c)] for c in coupled})
-    needs_words = " and ".join(needs)
+    needs_words = " and ".join(sorted({_WHAT[type(c)] for c in coupled}))
     solver = "ilp" if params.solver == "pulp" else params.solver
     if params.perturbation is not None:
-        if coupled:
-            raise OptionError(
-                "perturbation",
-                f"perturbed maximization cannot also enforce {needs_words}; drop one of them",
-            )
         cap = params.probability_cap
-        choice = SolverChoice(
+        return SolverChoice(
             "perturbed",
             {"beta": params.perturbation, "q": 1.0 if cap is None else cap},
             f"perturbed maximization: beta {params.perturbation:g}"
             + ("" if cap is None else f", no pair above probability {cap:g}"),
         )
-    elif params.probability_cap is not None:
-        if coupled:
-            raise OptionError(
-                "probability_cap",
-                f"the randomized solver cannot also enforce {needs_words}; drop one of them",
-            )
-        choice = SolverChoice(
+    if params.probability_cap is not None:
+        return SolverChoice(
             "randomized",
             {"q": params.probability_cap},
             f"randomized: no pair assigned with probability above {params.probability_cap:g}",
         )
-    elif solver == "randomized":
-        if coupled:
-            raise OptionError(
-                "solver",
-                f"the randomized solver cannot enforce {needs_words}; use the ILP (auto)",
-            )
-        choice = SolverChoice("randomized", {}, "randomized (default probability cap)")
-    elif solver == "flow" and coupled:
-        raise OptionError(
-            "solver",
-            f"the min-cost flow solver cannot enforce {needs_words}; use the ILP "
-            "(solver ilp, or auto, which picks it for these options)",
-        )
-    elif solver == "ilp" or (solver == "auto" and coupled):
+    if solver == "randomized":
+        return SolverChoice("randomized", {}, "randomized (default probability cap)")
+    if solver == "ilp" or (solver == "auto" and coupled):
         reason = "ILP: needed for " + needs_words if coupled else "ILP, as asked"
-        choice = SolverChoice("ilp", {"backend": params.ilp_backend}, reason)
-    else:
-        choice = SolverChoice("flow", {}, "min-cost flow: exact, no side constraint needs more")
-    return choice
+        return SolverChoice("ilp", {"backend": params.ilp_backend}, reason)
+    return SolverChoice("flow", {}, "min-cost flow: exact, no side constraint needs more")
 
 
-def check_options(params: AssignParams) -> None:
-    """The checks of :func:`choose_solver` that need no problem, for a face to refuse a
-    request before it queues a job (:class:`OptionError`)."""
-    if params.solver not in SOLVERS:
-        raise OptionError(
-            "solver", f"unknown solver {params.solver!r}; choose one of {', '.join(SOLVERS)}"
-        )
+# the AssignParams field behind each option name matching.validate_options uses
+MATCHING_OPTION_FIELDS = {
+    "solver": "solver",
+    "fairness": "fairness_keep",
+    "max_per_group": "max_per_affiliation",
+    "require_attribute": "require_attribute",
+    "min_score": "min_score",
+    "probability_cap": "probability_cap",
+    "perturbation": "perturbation",
+}
+
+
+def validate_options(params: AssignParams, problem: AssignmentProblem | None = None) -> None:
+    """The one validation of a solve's options, for every face (the CLI, the API before it
+    queues a job, the job itself): :class:`OptionError` naming the
+    :class:`~reviewer_recommender.services.params.AssignParams` field (each face shows it
+    in its own syntax: a flag, a JSON field).
+
+    Without ``problem``: the combinations that cannot work whatever the data (a face refuses
+    them before any work). With it (built by
+    :func:`reviewer_recommender.services.problem.build_problem`, which already refused
+    options the reviewers' profiles cannot serve): also
+    :func:`matching.validate_options` for the solver :func:`choose_solver` picks, its
+    option names translated to fields (:data:`MATCHING_OPTION_FIELDS`); options that
+    merely cannot bind stay warnings of the build."""
+    _check_combinations(params)
+    if problem is None:
+        return
+    choice = choose_solver(problem, params)
+    try:
+        matching.validate_options(problem, solver=choice.name, strict=False, **choice.options)
+    except OptionError as error:
+        raise as_field_error(error) from error
+
+
+def as_field_error(error: OptionError) -> OptionError:
+    """``error`` naming the :class:`AssignParams` field of matching's option name."""
+    field = MATCHING_OPTION_FIELDS.get(error.option)
+    return error if field is None or field == error.option else OptionError(field, error.message)
+
+
+def _check_combinations(params: AssignParams) -> None:
+    """The rules of :func:`validate_options` that need no problem."""
+    check_solver(params.solver)
     coupled = {
         "fairness_keep": "fairness",
         "max_per_affiliation": "an institution limit",
@@ -259,14 +272,25 @@ def solve_assignment(
 
     Raises :class:`matching.Infeasible` (no assignment exists; diagnosis in words),
     :class:`NoAssignment` (the time limit ran out before any assignment was found),
-    :class:`OptionError`, and :class:`matching.monitor.SolveCancelled` when ``monitor`` asks
-    to stop."""
-    choice = choose_solver(problem, params)
+    :class:`OptionError` (:func:`validate_options`), and
+    :class:`matching.monitor.SolveCancelled` when ``monitor`` asks to stop."""
+    validate_options(params, problem)
+    return _solve(problem, params, choose_solver(problem, params), monitor)
+
+
+def _solve(
+    problem: AssignmentProblem,
+    params: AssignParams,
+    choice: SolverChoice,
+    monitor: SolveMonitor | None,
+) -> Assignment:
     kwargs: dict[str, Any] = {"time_limit": params.time_limit, "seed": params.seed}
     if monitor is not None and _solve_takes_monitor():
         kwargs["monitor"] = monitor
     try:
         return matching.solve(problem, solver=choice.name, **kwargs, **choice.options)
+    except OptionError as error:  # a solver's own refusal, in the parameters' terms
+        raise as_field_error(error) from error
     except SolverTimeout as timeout:
         limit = f"{params.time_limit:g} s" if params.time_limit is not None else "the time limit"
         raise NoAssignment(
@@ -356,10 +380,11 @@ def assign(
         monitor.report("building the assignment problem", fraction=0.0)
     built = build_problem(inputs, params)
     built_at = time.perf_counter()
+    validate_options(params, built.problem)
     choice = choose_solver(built.problem, params)
     if monitor is not None:
         monitor.report(f"solving ({choice.reason})", fraction=0.05)
-    assignment = solve_assignment(built.problem, params, monitor=monitor)
+    assignment = _solve(built.problem, params, choice, monitor)
     solved_at = time.perf_counter()
     alternates = (
         matching.alternates(built.problem, assignment, params.alternates)

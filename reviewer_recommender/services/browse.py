@@ -3,8 +3,10 @@ assigned and candidate pairs), per-paper and per-reviewer statistics, the score 
 of the assigned pairs, and bids (overview, assignments by bid value).
 
 Candidates are the stored scores of the run's affinity run. ``marks`` (bids, conflict
-reasons, forbids, and whether a pair can be added, which would reveal a conflict) follow
-:func:`reviewer_recommender.services.visibility.sees_marks`: null for viewers.
+reasons, forbids, and whether a pair can be added — the one rule of
+:func:`reviewer_recommender.services.pair_rules.addition_obstacles` — which would reveal a
+conflict) follow :func:`reviewer_recommender.services.visibility.sees_marks`: null for
+viewers.
 """
 
 from __future__ import annotations
@@ -20,13 +22,13 @@ from sqlalchemy.orm import Session
 
 from reviewer_recommender.services.assignment import json_safe
 from reviewer_recommender.services.edit_effects import paper_counts, reviewer_loads
+from reviewer_recommender.services.pair_rules import addition_obstacles
 from reviewer_recommender.services.runs import run_limits
 from reviewer_recommender.storage.models import (
     AffinityScore,
     AssignmentPair,
     AssignmentRow,
     Bid,
-    Conflict,
     Pin,
 )
 from reviewer_recommender.storage.names import lookup
@@ -35,16 +37,14 @@ from reviewer_recommender.storage.repository import pair_marks
 Pair = tuple[str, str]
 
 
-def _standing(
-    session: Session, venue_id: str, pairs: Sequence[Pair]
-) -> tuple[set[Pair], set[Pair]]:
-    """Which of ``pairs`` are pinned and which forbidden at venue level."""
+def _pinned(session: Session, venue_id: str, pairs: Sequence[Pair]) -> set[Pair]:
+    """Which of ``pairs`` are pinned at venue level."""
     wanted = set(pairs)
+    if not wanted:
+        return set()
     papers = sorted({p for p, _ in wanted})
     reviewers = sorted({r for _, r in wanted})
-    if not wanted:
-        return set(), set()
-    pins = {
+    return {
         (p, r)
         for p, r in session.execute(
             select(Pin.paper_id, Pin.reviewer_id).where(
@@ -52,18 +52,6 @@ def _standing(
             )
         )
     } & wanted
-    forbids = {
-        (p, r)
-        for p, r in session.execute(
-            select(Conflict.paper_id, Conflict.reviewer_id).where(
-                Conflict.venue_id == venue_id,
-                Conflict.source == "forbid",
-                Conflict.paper_id.in_(papers),
-                Conflict.reviewer_id.in_(reviewers),
-            )
-        )
-    } & wanted
-    return pins, forbids
 
 
 def _edge_frame(assigned: list[Any], candidates: list[Any], key: str) -> pd.DataFrame:
@@ -104,20 +92,15 @@ def _edges(
     loads = reviewer_loads(session, row, reviewers)
     counts = paper_counts(session, row, papers)
     names = lookup(session, venue_id, papers, reviewers)
-    pins, forbids = _standing(session, venue_id, pairs)
+    pins = _pinned(session, venue_id, pairs)
     conflicts, bids = pair_marks(session, venue_id, pairs) if marks else ({}, {})
+    # whether a pair can be added would reveal a conflict: chairs only, as the marks
+    obstacles = addition_obstacles(session, row, pairs) if marks else {}
     edges = []
     for (p, r), (_, item) in zip(pairs, page.iterrows(), strict=True):
         reasons = conflicts.get((p, r), [])
-        blocking = [c for c in reasons if not c.startswith("forbid")]
+        found = obstacles.get((p, r), [])
         assigned = bool(item["assigned"])
-        can_add = (
-            not assigned
-            and not blocking
-            and (p, r) not in forbids
-            and loads[r] < limits.max_of(r)
-            and counts[p] < limits.demand_of(p)
-        )
         edges.append(
             {
                 "paper_id": p,
@@ -127,14 +110,14 @@ def _edges(
                 "score": None if pd.isna(item["score"]) else float(item["score"]),
                 "assigned": assigned,
                 "pinned": bool(item["pinned"]) or (p, r) in pins,
-                "forbidden": ((p, r) in forbids) if marks else None,
+                "forbidden": any(o.kind == "forbid" for o in found) if marks else None,
                 "bid": bids.get((p, r)) if marks else None,
                 "conflict": reasons if marks else None,
                 "reviewer_load": loads[r],
                 "reviewer_max_load": limits.max_of(r),
                 "paper_assigned": counts[p],
                 "paper_demand": limits.demand_of(p),
-                "can_add": can_add if marks else None,
+                "can_add": not found if marks else None,
                 "explanation_url": f"/venues/{quote(venue_id)}/affinity/pairs/"
                 f"{quote(p, safe='')}/{quote(r, safe='')}",
             }

@@ -3,7 +3,8 @@
 ``unforbid``: the edits of :mod:`api.edits`, one per row, applied in file order).
 
 Every bad row is named with its line. Errors block applying: malformed rows, unknown ids
-or actions, a conflict of interest or Not Willing bid on ``add``/``pin``, ``remove`` of a
+or actions, a conflict of interest or Not Willing bid on ``add``/``pin`` (the one rule of
+:func:`reviewer_recommender.services.pair_rules.addition_obstacles`), ``remove`` of a
 pair the draft does not hold or of a pinned pair, the same pair twice with contradicting
 actions. Warnings do not: rows without effect, papers left below demand; additions that
 end over a reviewer's max load or a paper's demand need ``force`` (like a single pin).
@@ -27,6 +28,7 @@ from sqlalchemy.orm import Session
 from reviewer_recommender.errors import DomainError, InvalidRequest
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.ids import id_problem, reviewer_id_form
+from reviewer_recommender.services.pair_rules import addition_obstacles
 from reviewer_recommender.services.run_edits import Applied, EditRequest, Outcome, change, mutate
 from reviewer_recommender.storage.models import (
     AssignmentPair,
@@ -202,16 +204,20 @@ def check(
         (Conflict.paper_id, Conflict.reviewer_id),
         paper_list,
     )
-    blocking: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for start in range(0, len(paper_list), 500):
-        for p, r, source, reason in session.execute(
-            select(Conflict.paper_id, Conflict.reviewer_id, Conflict.source, Conflict.reason).where(
-                Conflict.venue_id == venue_id,
-                Conflict.source != "forbid",
-                Conflict.paper_id.in_(paper_list[start : start + 500]),
-            )
-        ):
-            blocking[(p, r)].append(f"{source}: {reason}" if reason else source)
+    # the one rule of what may be added; the limits are checked on the final state instead
+    obstacles = addition_obstacles(
+        session,
+        row,
+        [
+            (r.paper_id, r.reviewer_id)
+            for r in rows
+            if r.action in ADDING and r.paper_id in papers and r.reviewer_id in reviewers
+        ],
+    )
+    blocking = {
+        pair: [o.detail for o in found if o.kind in ("conflict", "bid")]
+        for pair, found in obstacles.items()
+    }
 
     seen: dict[tuple[str, str], BulkRow] = {}
     effective: list[BulkRow] = []
@@ -259,7 +265,7 @@ def check(
                     item.line,
                     None,
                     "conflict_of_interest",
-                    f"{where} is a conflict of interest ({'; '.join(blocking[pair])})",
+                    f"{where} cannot be added: {'; '.join(blocking[pair])}",
                 )
             )
             continue

@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from matching.violations import Violation
 from reviewer_recommender.errors import DomainError
 from reviewer_recommender.storage.models import AssignmentPair, AssignmentRow, Conflict, Pin
 from reviewer_recommender.storage.names import Names, lookup
@@ -168,7 +169,7 @@ def describe_effect(
     loads: tuple[dict[str, int], dict[str, int]],
     demand: dict[str, int],
     max_load: dict[str, int],
-    violations: tuple[int, int],
+    violations: tuple[Sequence[Violation], Sequence[Violation]],
     overfilled: Sequence[str] = (),
     bound_lost: bool = False,
     listed: int | None = None,
@@ -199,10 +200,15 @@ def describe_effect(
         warnings.append(
             "the solver's bound no longer bounds the edited problem: the gap is not claimed"
         )
-    if violations[1] > violations[0]:
+    before, after = len(violations[0]), len(violations[1])
+    if after > before:
+        earlier = set(violations[0])
+        newly = [v.describe() for v in violations[1] if v not in earlier]
+        shown = "; ".join(newly[:3]) + (f"; and {len(newly) - 3} more" if len(newly) > 3 else "")
         warnings.append(
-            f"the run breaks {violations[1]} hard constraint{'s' if violations[1] != 1 else ''}"
-            f" after this change ({violations[0]} before): publishing will list them"
+            f"the run breaks {after} hard constraint{'s' if after != 1 else ''} after this "
+            f"change ({before} before): publishing will list them"
+            + (f"; newly broken: {shown}" if newly else "")
         )
     return {
         "action": action,
@@ -241,8 +247,8 @@ def describe_effect(
             key: len(changes[key])
             for key in ("pins_added", "pins_removed", "forbids_added", "forbids_removed")
         },
-        "violations_before": violations[0],
-        "violations_after": violations[1],
+        "violations_before": before,
+        "violations_after": after,
         "warnings": warnings,
         "version": row.version,
     }

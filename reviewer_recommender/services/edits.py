@@ -12,20 +12,21 @@ Every edit is a change of the venue's pins (forced pairs) and forbids (chair-mad
 A face stores :class:`ConstraintEdit` in its own way (the API as pin and forbid rows, a file
 user as a constraints CSV via :func:`apply_edit`). :func:`edited_summary` recomputes the
 figures of an edited assignment, says what its bound refers to and whether it still holds,
-and reports the hard constraints the edited pairs break (:class:`Violation`, e.g. from
-:func:`limit_violations`); the API's edits and this module's file users share it.
+and reports the hard constraints the edited pairs break (:class:`matching.Violation`, from
+:func:`matching.check_assignment`); the API's edits and this module's file users share it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from matching.violations import Violation
 from reviewer_recommender.services.params import AssignParams
 
 Pair = tuple[str, str]
@@ -128,34 +129,6 @@ def _apply(table: pd.DataFrame, *, remove: Iterable[Pair], add: Iterable[Pair]) 
     return pd.concat([kept, added], ignore_index=True)
 
 
-@dataclass(frozen=True)
-class Violation:
-    """One hard constraint an assignment breaks. Pair constraints (``conflict``, ``bid``,
-    ``forbid``, ``pin``) name a paper and a reviewer; ``max_load``/``min_load`` a reviewer;
-    ``demand`` a paper."""
-
-    kind: str
-    paper_id: str | None
-    reviewer_id: str | None
-    detail: str
-
-    @property
-    def target(self) -> tuple[str | None, str | None]:
-        return (self.paper_id, self.reviewer_id)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def describe(self) -> str:
-        if self.paper_id is not None and self.reviewer_id is not None:
-            where = f"({self.paper_id}, {self.reviewer_id})"
-        elif self.reviewer_id is not None:
-            where = f"reviewer {self.reviewer_id}"
-        else:
-            where = f"paper {self.paper_id}"
-        return f"{where}: {self.detail}"
-
-
 def params_limits(
     params: AssignParams, paper_ids: Sequence[str], reviewer_ids: Sequence[str]
 ) -> tuple[IntArray, IntArray, IntArray]:
@@ -170,60 +143,21 @@ def params_limits(
     return demand, np.minimum(params.min_load, max_load), max_load
 
 
-def limit_violations(
-    pairs: pd.DataFrame,
-    *,
-    paper_ids: Sequence[str],
-    demand: npt.ArrayLike,
-    reviewer_ids: Sequence[str],
-    min_load: npt.ArrayLike,
-    max_load: npt.ArrayLike,
-) -> list[Violation]:
-    """The load and demand limits ``pairs`` (``paper_id, reviewer_id``) break: loads by
-    reviewer (over the max, then under the min), then demand by paper, in the given orders."""
-    found: list[Violation] = []
-    reviewers = list(reviewer_ids)
-    papers = list(paper_ids)
-    loads = _counts(pairs, "reviewer_id", reviewers)
-    tops = np.asarray(max_load, dtype=np.int64)
-    lows = np.asarray(min_load, dtype=np.int64)
-    for index in np.flatnonzero(loads > tops):
-        found.append(
-            Violation(
-                "max_load",
-                None,
-                reviewers[index],
-                f"reviews {loads[index]} papers, over their max load of {tops[index]}",
-            )
-        )
-    for index in np.flatnonzero(loads < lows):
-        found.append(
-            Violation(
-                "min_load",
-                None,
-                reviewers[index],
-                f"reviews {loads[index]} papers, under their min load of {lows[index]}",
-            )
-        )
-    got = _counts(pairs, "paper_id", papers)
-    need = np.asarray(demand, dtype=np.int64)
-    for index in np.flatnonzero(got != need):
-        found.append(
-            Violation(
-                "demand",
-                papers[index],
-                None,
-                f"has {got[index]} reviewer{'s' if got[index] != 1 else ''}, needs {need[index]}",
-            )
-        )
-    return found
-
-
 def _counts(pairs: pd.DataFrame, column: str, ids: list[str]) -> IntArray:
     if not ids:
         return np.zeros(0, dtype=np.int64)
     counts = pairs.groupby(column).size().reindex(ids, fill_value=0)
     return counts.to_numpy(dtype=np.int64)
+
+
+def constraints_summary(violations: Sequence[Violation], listed: int = 5) -> dict[str, Any]:
+    """Whether an assignment satisfies every hard constraint, how many it breaks and the
+    first ``listed`` in words (the ``constraints`` of an edited run's summary)."""
+    return {
+        "satisfied": not violations,
+        "violations": len(violations),
+        "first": [v.describe() for v in violations[:listed]],
+    }
 
 
 def edited_summary(
@@ -294,11 +228,7 @@ def edited_summary(
             "bound_of": bound_of,
             "bound_holds": holds,
             "gap": gap,
-            "constraints": {
-                "satisfied": satisfied,
-                "violations": len(violations),
-                "first": [v.describe() for v in violations[:5]],
-            },
+            "constraints": constraints_summary(violations),
         }
     )
     return dict(json_safe(edited))

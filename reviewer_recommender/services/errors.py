@@ -12,16 +12,13 @@
 
 from __future__ import annotations
 
+# The one option error of the project, defined where it is first raised (matching); the
+# services raise it naming the field of their parameters
+# (reviewer_recommender.services.params.AssignParams), which each face shows in its own
+# syntax.
+from matching.validate import OptionError
 
-class OptionError(ValueError):
-    """An option that cannot act as asked. ``option`` is the parameter's field name
-    (:class:`reviewer_recommender.services.params.AssignParams`); each face shows it in its own
-    syntax."""
-
-    def __init__(self, option: str, message: str):
-        self.option = option
-        self.message = message
-        super().__init__(f"{option}: {message}")
+__all__ = ["NoAssignment", "OptionError"]
 
 
 class NoAssignment(RuntimeError):

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import StateConflict
 from reviewer_recommender.services.audit_text import summarize
+from reviewer_recommender.services.edits import constraints_summary
 from reviewer_recommender.services.publishing import claim_version, violations
 from reviewer_recommender.services.runs import run_limits
 from reviewer_recommender.storage.models import (
@@ -209,7 +210,7 @@ def undo_last(
     papers = sorted({p for p, _ in touched})
     reviewers = sorted({r for _, r in touched})
     objective_before = objective(session, row)
-    violations_before = len(violations(session, row))
+    found_before = violations(session, row)
     counts_before = paper_counts(session, row, papers)
     loads_before = reviewer_loads(session, row, reviewers)
     claim_version(session, row, states=("draft",))
@@ -217,11 +218,7 @@ def undo_last(
     found = violations(session, row)
     summary = dict(entry.summary_before or {})
     if summary.get("edited") or found:
-        summary["constraints"] = {
-            "satisfied": not found,
-            "violations": len(found),
-            "first": [v.describe() for v in found[:5]],
-        }
+        summary["constraints"] = constraints_summary(found)
     row.summary = summary
     entry.undone = True
     entry.undone_at = utcnow()
@@ -252,6 +249,6 @@ def undo_last(
         loads=(loads_before, reviewer_loads(session, row, reviewers)),
         demand={p: limits.demand_of(p) for p in papers},
         max_load={r: limits.max_of(r) for r in reviewers},
-        violations=(violations_before, len(found)),
+        violations=(found_before, found),
     )
     return entry, effect

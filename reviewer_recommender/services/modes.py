@@ -123,11 +123,11 @@ def reassign_live(
     service's :class:`reviewer_recommender.services.reassign.ReassignResult`). The caller commits.
 
     409: no live run, no affinities, or no assignment exists even moving live pairs (the
-    diagnosis); 422: nothing to do, unknown ids, a pair to remove that is not live."""
+    diagnosis); 422: nothing to do, unknown ids, a pair to remove that is not live, an
+    option that cannot act (:class:`~reviewer_recommender.services.errors.OptionError`)."""
     from matching import Infeasible
     from recommender.corpus import InputError
     from recommender.io import ScoreTable
-    from reviewer_recommender.services.errors import OptionError
     from reviewer_recommender.services.problem import Rows
     from reviewer_recommender.services.reassign import ReassignInputs, reassign
 
@@ -191,7 +191,7 @@ def reassign_live(
             None,
             f"no re-assignment exists, even moving live pairs: {infeasible.diagnosis}",
         ) from infeasible
-    except (InputError, OptionError) as error:
+    except InputError as error:
         raise InvalidRequest(None, str(error)) from error
 
     _record(session, venue_id, withdraw, remove, reason or f"re-assignment by {actor}", actor)

@@ -17,7 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from recommender.affinity.params import DEFAULT_BID_WEIGHT
 from reviewer_recommender.services.ids import IdText, ReviewerIdText, SafeText
 
-SOLVERS = ("auto", "flow", "ilp", "pulp", "randomized", "perturbed")
 IlpBackend = Literal["highs", "cbc"]
 InstitutionKey = Literal["affiliation", "email_domain"]
 
@@ -142,7 +141,7 @@ class AssignParams(LimitParams):
         description="auto, flow, ilp (alias pulp), randomized or perturbed; auto: min-cost "
         "flow, or the ILP when a side constraint needs it, perturbed maximization when "
         "perturbation is set, the randomized solver when probability_cap alone is set (an "
-        "unknown name is refused by reviewer_recommender.services.assignment.check_options)",
+        "unknown name is refused by reviewer_recommender.services.assignment.validate_options)",
     )
     ilp_backend: IlpBackend = Field(default="highs", description="MIP solver behind the ILP")
     time_limit: float | None = Field(

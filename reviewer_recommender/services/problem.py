@@ -24,6 +24,7 @@ import pandas as pd
 
 from matching import AssignmentProblem, Fairness, MaxPerGroup, MinScore, RequireAttribute
 from matching.problem import lookup
+from recommender.bids import excluding_mask
 from recommender.conflicts import email_domain
 from recommender.corpus import InputError, Problem, Reviewer
 from recommender.io import ScoreTable
@@ -152,12 +153,9 @@ def build_problem(inputs: AssignInputs, params: AssignParams) -> BuiltProblem:
 
     excluded = np.zeros(scores.n_pairs, dtype=bool)
     if inputs.bids is not None and len(inputs.bids):
-        from recommender.bids import EXCLUDING_BIDS  # imports the affinity stack: only here
-
         rows = inputs.bids
         pairs, known = _pair_codes(rows, paper_index, reviewer_index, report, "bid", what)
-        labels = rows.frame["label"].astype(str).map(lambda s: " ".join(s.split()).casefold())
-        unwilling = labels.isin(EXCLUDING_BIDS).to_numpy()
+        unwilling = excluding_mask(rows.frame["label"])
         hit = _marked(keys, pairs[known & unwilling])
         excluded |= hit
         counts["not_willing_excluded"] = int(hit.sum())

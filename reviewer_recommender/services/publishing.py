@@ -9,9 +9,8 @@ looked at; it is refused while the run breaks a hard constraint the venue has *n
 loads, paper demand) unless the chair overrides each listed item with a reason. Rolling back
 is publishing a superseded run again, through the same checks.
 
-The check is venue-level logic kept out of the routers; once the matching layer lists the
-violations of a pair set against an ``AssignmentProblem``, :func:`violations` can build the
-problem from the venue and translate those into the same records.
+The check is :func:`matching.check_assignment` (the one checker and violation vocabulary,
+shared with edits' previews and the solver checks) on the venue's stored rows.
 """
 
 from __future__ import annotations
@@ -23,10 +22,11 @@ import pandas as pd
 from sqlalchemy import and_, select, update
 from sqlalchemy.orm import Session
 
+from matching.violations import Violation, check_assignment
 from reviewer_recommender.errors import InvalidRequest, StateConflict
-from reviewer_recommender.services.edits import Violation, limit_violations
 from reviewer_recommender.services.edits import edited_summary as services_edited_summary
 from reviewer_recommender.services.limits import resolve_limits
+from reviewer_recommender.services.pair_rules import exclusions_frame
 from reviewer_recommender.storage.models import (
     AffinityScore,
     AssignmentPair,
@@ -40,8 +40,6 @@ from reviewer_recommender.storage.models import (
 from reviewer_recommender.storage.names import name_rows
 from reviewer_recommender.storage.repository import audit
 
-# how a conflict's source reads in a violation
-CONFLICT_KINDS = {"detected": "conflict", "uploaded": "conflict", "bid": "bid", "forbid": "forbid"}
 # violations listed in a refusal (the total is always given)
 LISTED = 1000
 
@@ -63,12 +61,13 @@ def run_pairs(session: Session, assignment_id: int) -> pd.DataFrame:
 def violations(
     session: Session, row: AssignmentRow, pairs: pd.DataFrame | None = None
 ) -> list[Violation]:
-    """Every hard constraint of the venue, as stored now, that run ``row`` breaks: pair
-    constraints first (by paper, reviewer), then loads (by reviewer), then demand (by paper).
-    ``pairs``: the run's pairs when the caller already read them (:func:`run_pairs`)."""
+    """Every hard constraint of the venue, as stored now, that run ``row`` breaks
+    (:func:`matching.check_assignment` on the stored rows): conflicts, excluding bids and
+    forbids of its pairs (by kind, then paper, reviewer), pins it lacks, then loads (by
+    reviewer), then demand (by paper). ``pairs``: the run's pairs when the caller already
+    read them (:func:`run_pairs`)."""
     venue_id = row.venue_id
-    found: list[Violation] = []
-    for paper_id, reviewer_id, source, reason in session.execute(
+    excluded = session.execute(
         select(Conflict.paper_id, Conflict.reviewer_id, Conflict.source, Conflict.reason)
         .join(
             AssignmentPair,
@@ -79,18 +78,17 @@ def violations(
         )
         .where(Conflict.venue_id == venue_id, AssignmentPair.assignment_id == row.id)
         .order_by(Conflict.paper_id, Conflict.reviewer_id, Conflict.source)
-    ):
-        kind = CONFLICT_KINDS.get(source, "conflict")
-        words = {
-            "conflict": f"conflict of interest ({source}{': ' + reason if reason else ''})",
-            "bid": f"the reviewer bid {reason.removeprefix('bid ') or 'Not Willing'}",
-            "forbid": f"forbidden by a chair{': ' + reason if reason else ''}",
-        }[kind]
-        found.append(Violation(kind, paper_id, reviewer_id, words))
-
+    ).all()
+    pins = pd.DataFrame(
+        session.execute(
+            select(Pin.paper_id, Pin.reviewer_id)
+            .where(Pin.venue_id == venue_id)
+            .order_by(Pin.paper_id, Pin.reviewer_id)
+        ).all(),
+        columns=["paper_id", "reviewer_id"],
+    )
     if pairs is None:
         pairs = run_pairs(session, row.id)
-    assigned = set(zip(pairs["paper_id"], pairs["reviewer_id"], strict=True))
     papers = list(
         session.scalars(
             select(SubmissionRow.id)
@@ -103,28 +101,18 @@ def violations(
             select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id).order_by(ReviewerRow.id)
         )
     )
-    for paper_id, reviewer_id in session.execute(
-        select(Pin.paper_id, Pin.reviewer_id)
-        .where(Pin.venue_id == venue_id)
-        .order_by(Pin.paper_id, Pin.reviewer_id)
-    ):
-        if (paper_id, reviewer_id) not in assigned:
-            found.append(
-                Violation(
-                    "pin", paper_id, reviewer_id, "pinned by a chair but missing from this run"
-                )
-            )
-
     limits = resolve_limits(session, venue_id, row.parameters or {})
-    found += limit_violations(
-        pairs,
+    return check_assignment(
+        pairs["paper_id"],
+        pairs["reviewer_id"],
         paper_ids=papers,
         demand=limits.demand_array(papers),
         reviewer_ids=reviewers,
         min_load=limits.min_array(reviewers),
         max_load=limits.max_array(reviewers),
+        exclusions=exclusions_frame(excluded),
+        pins=pins,
     )
-    return found
 
 
 def describe(violation: Violation) -> str:
@@ -297,12 +285,19 @@ def solve_candidate(session: Session, row: AssignmentRow, paper_id: str, reviewe
     return min_score is None or float(stored.score) >= float(min_score)
 
 
-def edited_summary(session: Session, row: AssignmentRow, *, tightening: bool) -> dict[str, Any]:
+def edited_summary(
+    session: Session,
+    row: AssignmentRow,
+    *,
+    tightening: bool,
+    found: Sequence[Violation] | None = None,
+) -> dict[str, Any]:
     """``row``'s summary after an edit
     (:func:`reviewer_recommender.services.edits.edited_summary`): objective
     and statistics recomputed from its pairs, the solver's bound kept and labelled
     (``bound_of``), whether it still holds (``bound_holds``), and whether the pairs satisfy
-    the venue's current hard constraints (``constraints``, from :func:`violations`)."""
+    the venue's current hard constraints (``constraints``, from :func:`violations`, or
+    ``found`` when the caller already has them)."""
     reviewers = list(
         session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == row.venue_id))
     )
@@ -312,7 +307,7 @@ def edited_summary(session: Session, row: AssignmentRow, *, tightening: bool) ->
         row.summary or {},
         pairs,
         reviewers,
-        violations(session, row, pairs),
+        violations(session, row, pairs) if found is None else found,
         tightening=tightening,
         bound_of=f"the problem solved by {job}, before edits",
     )

@@ -24,6 +24,7 @@ from typing import Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
+from matching.additions import LIMIT_OBSTACLES, Obstacle
 from reviewer_recommender.errors import DomainError, InvalidRequest, StateConflict
 from reviewer_recommender.services.edit_effects import (
     describe_effect,
@@ -36,6 +37,7 @@ from reviewer_recommender.services.edit_effects import (
 )
 from reviewer_recommender.services.edits import ConstraintEdit, standing_edit
 from reviewer_recommender.services.explain import ExplainerCache
+from reviewer_recommender.services.pair_rules import addition_obstacles
 from reviewer_recommender.services.pairs import pair_score
 from reviewer_recommender.services.publishing import (
     claim_version,
@@ -100,62 +102,35 @@ class Outcome:
 # ---- the mutations (no version claim, no commit) -------------------------------------------
 
 
-def _conflicts(session: Session, venue_id: str, paper_id: str, reviewer_id: str) -> list[Conflict]:
-    return list(
-        session.scalars(
-            select(Conflict).where(
-                Conflict.venue_id == venue_id,
-                Conflict.paper_id == paper_id,
-                Conflict.reviewer_id == reviewer_id,
-            )
-        )
-    )
-
-
-def refuse_conflict(session: Session, venue_id: str, paper_id: str, reviewer_id: str) -> None:
-    """409 ``conflict_of_interest`` if the pair is a conflict of interest or a Not Willing
-    bid (a chair's forbid is not: adding the pair lifts it)."""
-    blocking = [
-        c for c in _conflicts(session, venue_id, paper_id, reviewer_id) if c.source != "forbid"
-    ]
-    if blocking:
-        reasons = [f"{c.source}: {c.reason}" if c.reason else c.source for c in blocking]
-        raise StateConflict(
-            "conflict_of_interest",
-            f"({paper_id}, {reviewer_id}) is a conflict of interest ({'; '.join(reasons)})",
-            reasons=reasons,
-        )
-
-
-def overfilled_limits(
+def obstacles(
     session: Session,
     row: AssignmentRow,
     paper_id: str,
     reviewer_id: str,
     *,
-    adds_reviewer_to_paper: bool = True,
-) -> list[str]:
-    """The limits adding (paper, reviewer) to the draft would break: the reviewer's max load
-    and, unless another reviewer of the paper leaves (a swap), the paper's demand. Empty if
-    the pair is already there."""
-    if session.get(AssignmentPair, (row.id, paper_id, reviewer_id)) is not None:
-        return []
-    limits = run_limits(session, row)
-    found = []
-    max_load = limits.max_of(reviewer_id)
-    load = reviewer_loads(session, row, [reviewer_id])[reviewer_id]
-    if load + 1 > max_load:
-        found.append(
-            f"reviewer {reviewer_id!r} would review {load + 1} papers, over their max load "
-            f"of {max_load}"
+    replacing: bool = False,
+) -> list[Obstacle]:
+    """Why (paper, reviewer) cannot simply be added to the draft
+    (:func:`reviewer_recommender.services.pair_rules.addition_obstacles`, the one rule)."""
+    pair = (paper_id, reviewer_id)
+    return addition_obstacles(session, row, [pair], replacing=replacing)[pair]
+
+
+def refuse_excluded(paper_id: str, reviewer_id: str, found: list[Obstacle]) -> None:
+    """409 ``conflict_of_interest`` if the pair is a conflict of interest or an excluding
+    bid (a chair's forbid is not: adding the pair lifts it)."""
+    blocking = [o.detail for o in found if o.kind in ("conflict", "bid")]
+    if blocking:
+        raise StateConflict(
+            "conflict_of_interest",
+            f"({paper_id}, {reviewer_id}) cannot be added: {'; '.join(blocking)}",
+            reasons=blocking,
         )
-    demand = limits.demand_of(paper_id)
-    reviewers = paper_counts(session, row, [paper_id])[paper_id]
-    if adds_reviewer_to_paper and reviewers + 1 > demand:
-        found.append(
-            f"paper {paper_id!r} would get {reviewers + 1} reviewers, over its demand of {demand}"
-        )
-    return found
+
+
+def limits_broken(found: list[Obstacle]) -> list[str]:
+    """The limits adding the pair would break (max load, demand), in words."""
+    return [o.detail for o in found if o.kind in LIMIT_OBSTACLES]
 
 
 def _refuse_overfill(action: str, row: AssignmentRow, limits: list[str], advice: str) -> None:
@@ -269,11 +244,13 @@ def mutate(
         return store_constraints(session, venue_id, edit.standing(), actor=actor, reason=reason)
 
     if action in ("pin", "assign"):
-        refuse_conflict(session, venue_id, p, r)
-        already = session.get(AssignmentPair, (row.id, p, r)) is not None
-        if action == "assign" and already:
-            raise StateConflict("already_assigned", f"{r!r} already reviews {p!r}")
-        limits = overfilled_limits(session, row, p, r) if check_limits else []
+        found = obstacles(session, row, p, r)
+        refuse_excluded(p, r, found)
+        there = [o for o in found if o.kind == "assigned"]
+        if action == "assign" and there:
+            raise StateConflict("already_assigned", there[0].detail)
+        already = bool(there)
+        limits = limits_broken(found) if check_limits else []
         if limits and not edit.force:
             verb = "pinning" if action == "pin" else "adding"
             _refuse_overfill(
@@ -330,16 +307,14 @@ def mutate(
         old = session.get(AssignmentPair, (row.id, p, old_id))
         if old is None:
             raise StateConflict("not_assigned", f"{old_id!r} does not review {p!r} in this run")
-        if session.get(AssignmentPair, (row.id, p, r)) is not None:
-            raise StateConflict("already_assigned", f"{r!r} already reviews {p!r}")
+        found = obstacles(session, row, p, r, replacing=True)
+        there = [o for o in found if o.kind == "assigned"]
+        if there:
+            raise StateConflict("already_assigned", there[0].detail)
         if old.pinned:
             raise StateConflict("pinned_pair", f"({p}, {old_id}) is pinned; unpin it first")
-        refuse_conflict(session, venue_id, p, r)
-        limits = (
-            overfilled_limits(session, row, p, r, adds_reviewer_to_paper=False)
-            if check_limits
-            else []
-        )
+        refuse_excluded(p, r, found)
+        limits = limits_broken(found) if check_limits else []
         if limits and not edit.force:
             _refuse_overfill(
                 f"swapping {r!r} into {p!r}", row, limits, "Send force=true to swap anyway"
@@ -408,7 +383,7 @@ def change(
     version_before = row.version
     before = snapshot(session, row, touched)
     objective_before = objective(session, row)
-    violations_before = len(violations(session, row))
+    found_before = violations(session, row)
     papers = sorted({p for p, _ in touched})
     reviewers = sorted({r for _, r in touched})
     counts_before = paper_counts(session, row, papers)
@@ -420,7 +395,8 @@ def change(
     session.flush()
     after = snapshot(session, row, touched)
     changes = diff(before, after)
-    row.summary = edited_summary(session, row, tightening=outcome.tightening)
+    found = violations(session, row)
+    row.summary = edited_summary(session, row, tightening=outcome.tightening, found=found)
     objective_after = objective(session, row)
     entry = AssignmentEdit(
         assignment_id=row.id,
@@ -461,7 +437,7 @@ def change(
         loads=(loads_before, reviewer_loads(session, row, reviewers)),
         demand={p: limits.demand_of(p) for p in papers},
         max_load={r: limits.max_of(r) for r in reviewers},
-        violations=(violations_before, int(row.summary["constraints"]["violations"])),
+        violations=(found_before, found),
         overfilled=outcome.overfilled,
         bound_lost=bound_held and not row.summary.get("bound_holds", True),
         listed=listed,

@@ -32,7 +32,6 @@ from reviewer_recommender.storage.models import (
     AffinityScore,
     AssignmentPair,
     AssignmentRow,
-    Conflict,
     Job,
     ReviewerRow,
     SubmissionRow,
@@ -118,22 +117,21 @@ def start_assignment(
     """Validate ``body`` against the venue (options, ids, stored limits, capacity) and queue
     the solve job; the caller's pending changes are committed with the job, or rolled back
     with the refusal. 422: an option that cannot act
-    (:func:`reviewer_recommender.services.assignment.check_options`),
+    (:class:`~reviewer_recommender.services.errors.OptionError` from
+    :func:`reviewer_recommender.services.assignment.validate_options`),
     an unknown id, a map contradicting a stored value; 409: no affinities yet, or more reviews
     needed than the reviewers can take (stored demand and max loads counted), or papers
     needing reviewers without scores in the latest affinity run (``stale_affinities``).
     The new run is named by ``body.name``/``body.note``; ``derived_from`` records its
     lineage (a re-solve)."""
-    from reviewer_recommender.services.assignment import capacity, capacity_shortfall, check_options
-    from reviewer_recommender.services.errors import OptionError
+    from reviewer_recommender.services.assignment import (
+        capacity,
+        capacity_shortfall,
+        validate_options,
+    )
 
     run = require_run(session, venue_id)
-    try:
-        check_options(body)
-    except OptionError as error:
-        raise InvalidRequest(
-            "invalid_option", f"{error.option}: {error.message}", field=error.option
-        ) from error
+    validate_options(body)
     parameters = body.model_dump(mode="json")
     unknown = unknown_ids(session, venue_id, parameters)
     if unknown:
@@ -385,11 +383,19 @@ def paper_view(
 ) -> PaperAssignmentOut:
     """A paper's assigned reviewers and up to ``n_alternates`` next-best reviewers.
 
-    Alternates (``matching.alternates``) are the run's affinity candidates of the paper (its
-    stored scores) that are not assigned, not in conflict, and whose load in this run is
-    below their max load, best score first."""
-    from matching import Assignment, AssignmentProblem
+    Alternates (:func:`matching.alternates`) are the run's affinity candidates of the paper
+    (its stored scores) that could replace an assigned reviewer: not assigned, and nothing
+    in the one rule of :func:`reviewer_recommender.services.pair_rules.addition_obstacles`
+    stops adding them (no conflict, excluding bid or forbid, below their max load in this
+    run), best score first. The problem is built by
+    :func:`reviewer_recommender.services.problem.build_problem` from those candidates, the
+    rule's refusals as exclusions and the reviewers' remaining loads."""
+    from matching import Assignment
     from matching import alternates as next_best
+    from recommender.io import ScoreTable
+    from reviewer_recommender.services.pair_rules import addition_obstacles
+    from reviewer_recommender.services.params import AssignParams
+    from reviewer_recommender.services.problem import AssignInputs, Rows, build_problem
 
     venue_id = row.venue_id
     limits = run_limits(session, row)
@@ -426,38 +432,32 @@ def paper_view(
     ).drop_duplicates("reviewer_id", keep="first")
     reviewer_ids = [str(r) for r in table["reviewer_id"]]
     assigned_ids = set(assigned["reviewer_id"])
-    max_loads = limits.max_array(reviewer_ids)
-    remaining = pd.Series(
-        np.maximum(
-            0, max_loads - np.array([loads.get(r, 0) for r in reviewer_ids], dtype=np.int64)
+    others = [r for r in reviewer_ids if r not in assigned_ids]
+    obstacles = addition_obstacles(session, row, [(paper_id, r) for r in others], replacing=True)
+    refused = [r for r in others if obstacles[(paper_id, r)]]
+    remaining = np.maximum(
+        0, limits.max_array(reviewer_ids) - np.array([loads.get(r, 0) for r in reviewer_ids])
+    )
+    built = build_problem(
+        AssignInputs(
+            scores=ScoreTable.from_frame(
+                table.assign(paper_id=paper_id), source=f"the scores of run {row.id}"
+            ),
+            conflicts=Rows(
+                pd.DataFrame({"paper_id": paper_id, "reviewer_id": refused}, dtype=object),
+                "pairs that cannot be added",
+            ),
+            demand=Rows(pd.DataFrame({"paper_id": [paper_id], "demand": [demand]}), "demand"),
+            max_loads=Rows(
+                pd.DataFrame({"reviewer_id": reviewer_ids, "max": remaining}), "remaining loads"
+            ),
+            paper_ids=[paper_id],
+            reviewer_ids=reviewer_ids,
+            fold_bids=False,
         ),
-        index=pd.Index(reviewer_ids),
-        dtype=np.int64,
+        AssignParams(min_load=0),
     )
-    in_table = set(reviewer_ids)
-    conflicted = sorted(
-        {
-            str(r)
-            for r in session.scalars(
-                select(Conflict.reviewer_id).where(
-                    Conflict.venue_id == venue_id, Conflict.paper_id == paper_id
-                )
-            )
-        }
-        & (in_table - assigned_ids)
-    )
-    problem = AssignmentProblem.from_pairs(
-        np.full(len(table), paper_id, dtype=object),
-        table["reviewer_id"].to_numpy(dtype=object),
-        table["score"].to_numpy(dtype=np.float64),
-        demand=int(demand),
-        max_load=remaining,
-        conflicts=(np.full(len(conflicted), paper_id, dtype=object), np.array(conflicted))
-        if conflicted
-        else None,
-        paper_ids=[paper_id],
-        reviewer_ids=reviewer_ids,
-    )
+    problem = built.problem
     pair_reviewer_ids = np.asarray(problem.reviewer_ids, dtype=object)[problem.pair_reviewer]
     selected = np.flatnonzero(np.isin(pair_reviewer_ids, list(assigned_ids))).astype(np.int64)
     total = float(problem.pair_score[selected].sum())

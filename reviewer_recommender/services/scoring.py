@@ -45,7 +45,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from recommender.affinity import Affinity, AffinityModel, RunOptions, ScoringParams
-from recommender.bids import EXCLUDING_BIDS, apply_bids, bid_value
+from recommender.bids import apply_bids, excludes, excluding_mask
 from recommender.corpus import Corpus, InputError, Problem
 from reviewer_recommender.services.assignment import json_safe
 from reviewer_recommender.services.conflicts import conflict_constraints, detect_conflicts
@@ -359,17 +359,16 @@ def _fold_bids(result: ScoreResult, bids: Rows, weight: float) -> None:
         )
     usable = frame[known_papers & known_reviewers]
     folded = apply_bids(affinity, usable, weight, source=bids.source)
-    labels = usable["label"].astype(str).map(lambda s: " ".join(s.split()).casefold())
     result.affinity = folded.affinity
     result.excluded = folded.excluded if folded.excluded.any() else None
-    result.bids_folded = int((~labels.isin(EXCLUDING_BIDS)).sum())
+    result.bids_folded = int((~excluding_mask(usable["label"])).sum())
 
 
 def fold_pair_bid(score: float, weight: float, label: str, value: float) -> float:
     """One pair's score with its bid (``label`` and number ``value``, as a venue stores it)
     folded in as :func:`score` folds bids: score + weight x value in float32; a Not Willing
     or Conflict bid leaves the score as it is. For a pair a run did not keep, scored later."""
-    if bid_value(label) is None:
+    if excludes(label):
         return score
     return float(np.float32(score) + np.float32(weight * float(value)))
 

@@ -170,3 +170,46 @@ def test_papers_below_demand_reviewers_by_load_histogram_and_bids(api: Api) -> N
     )
     for path in (f"/venues/{venue}/bids/overview", f"{base}/bids"):
         assert api.call("GET", path, viewer).status_code == 403
+
+
+def test_browse_alternates_and_edits_agree_on_what_can_be_added(api: Api) -> None:
+    """One rule decides whether a pair can be added: the edge browser's ``can_add``, the
+    alternates of a paper and an edit's preview give the same answer for every candidate."""
+    venue, chair, _viewer, run = _venue(api)
+    base = f"/venues/{venue}/assignments/{run}"
+    pairs = _ok(api.call("GET", f"{base}/pairs", chair))["items"]
+    holder = next(p["reviewer_id"] for p in pairs if p["paper_id"] == "P1")
+    # P1 loses its reviewer (room for one more), and a chair forbids one candidate
+    removed = {"action": "remove", "paper_id": "P1", "reviewer_id": holder}
+    _ok(api.call("POST", f"{base}/edits", chair, json=removed))
+    forbidden = next(r for r in REVIEWERS if r not in (holder, "Lena_Language1"))
+    forbid = {"action": "forbid", "paper_id": "P1", "reviewer_id": forbidden, "version": 2}
+    _ok(api.call("POST", f"{base}/edits", chair, json=forbid))
+    version = _ok(api.call("GET", base, chair))["version"]
+    edges = _ok(api.call("GET", f"{base}/papers/P1/edges", chair))["items"]
+    candidates = [e for e in edges if not e["assigned"]]
+    assert {e["reviewer_id"]: e["can_add"] for e in candidates}[forbidden] is False
+    assert any(e["can_add"] for e in candidates) and not all(e["can_add"] for e in candidates)
+    lena = next(e for e in candidates if e["reviewer_id"] == "Lena_Language1")
+    assert lena["can_add"] is False  # her Not Willing bid
+    for edge in candidates:
+        preview = _ok(
+            api.call(
+                "POST",
+                f"{base}/edits/preview",
+                chair,
+                json={
+                    "action": "assign",
+                    "paper_id": "P1",
+                    "reviewer_id": edge["reviewer_id"],
+                    "version": version,
+                },
+            )
+        )
+        # a chair's forbid is lifted by an explicit addition: the only obstacle that does
+        lifted = edge["forbidden"] and edge["reviewer_load"] < edge["reviewer_max_load"]
+        assert preview["allowed"] is (edge["can_add"] or lifted), (edge, preview)
+    paper = _ok(api.call("GET", f"{base}/papers/P1", chair, params={"alternates": 10}))
+    assert {a["reviewer_id"] for a in paper["alternates"]} == {
+        e["reviewer_id"] for e in candidates if e["can_add"]
+    }

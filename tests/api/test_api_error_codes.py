@@ -82,6 +82,30 @@ def test_solve_refusals_have_codes(api: Api) -> None:
     )
 
 
+def test_option_errors_from_matching_name_the_field(api: Api, monkeypatch: Any) -> None:
+    """There is one OptionError: raised by matching's validation, it is a 422 naming the
+    field before a solve is queued, and names the field when the solve job refuses it."""
+    import matching
+
+    venue, chair, _viewer = api.new_venue()
+    load_venue(api, venue, chair)
+    base = f"/venues/{venue}"
+    body = _code(
+        api.call("POST", f"{base}/assignments", chair, json={"solver": "magic"}),
+        422,
+        "invalid_option",
+    )
+    assert body["field"] == "solver" and body["detail"].startswith("solver: unknown solver")
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise matching.OptionError("max_per_group", "no paper has two candidates of a group")
+
+    monkeypatch.setattr(matching, "validate_options", refuse)
+    job = api.call("POST", f"{base}/assignments", chair, json=PARAMS).json()
+    assert job["state"] == "failed", job
+    assert job["error"] == "max_per_affiliation: no paper has two candidates of a group"
+
+
 def test_edit_and_publishing_refusals_have_codes(api: Api) -> None:
     venue, chair, _viewer = api.new_venue()
     load_venue(api, venue, chair)

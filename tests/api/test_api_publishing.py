@@ -338,3 +338,21 @@ def test_concurrent_publications_leave_exactly_one_live_run(
             assert any(a.status_code == 200 for a in answers)
             states = [_run(api, venue, chair, r)["state"] for r in runs]
             assert states.count("live") == 1, states
+
+
+def test_the_checker_the_api_and_the_page_share_the_violation_kinds() -> None:
+    """The page decides on ``kind``: every kind the venue check reports has a schema value
+    and a label on the page, and no other."""
+    import re
+    from pathlib import Path
+    from typing import get_args
+
+    from api import app
+    from api.schemas import ViolationOut
+    from matching.violations import ASSIGNMENT_KINDS
+
+    assert get_args(ViolationOut.model_fields["kind"].annotation) == ASSIGNMENT_KINDS
+    page = (Path(app.__file__).parent / "static" / "views" / "deploy.js").read_text()
+    words = re.search(r"const KIND_WORDS = \{(.*?)\};", page, re.S)
+    assert words is not None
+    assert set(re.findall(r"(\w+):", words.group(1))) == set(ASSIGNMENT_KINDS)

@@ -220,6 +220,27 @@ def test_bids_and_constraints_with_unknown_ids_change_nothing(
     assert scores[1] == pytest.approx(scores[0] + 0.2 * 0.5, abs=1e-5)
 
 
+def test_bid_upload_excludes_by_the_one_bid_rule(api: Api, venue: tuple[str, str]) -> None:
+    """Case and spacing do not matter to a label, a number never excludes: the stored
+    conflicts are exactly the pairs recommender.bids.excludes names."""
+    venue_id, chair = venue
+    bids = (
+        b"paper_id,reviewer_id,bid\nP1,Grace_Graph1,not  WILLING\nP2,Grace_Graph1,-1\n"
+        b"P3,Grace_Graph1, conflict \nP1,Victor_Vision1,very low\n"
+    )
+    response = api.call(
+        "POST", f"/venues/{venue_id}/bids/upload", chair, files={"file": ("b.csv", bids)}
+    )
+    assert response.status_code == 200 and response.json()["created"] == 4, response.text
+    conflicts = api.call("GET", f"/venues/{venue_id}/conflicts", chair).json()["items"]
+    assert {
+        (c["paper_id"], c["reviewer_id"], c["reason"]) for c in conflicts if c["source"] == "bid"
+    } == {
+        ("P1", "Grace_Graph1", "bid not WILLING"),
+        ("P3", "Grace_Graph1", "bid conflict"),
+    }
+
+
 def test_good_csv_upload_still_works(api: Api, venue: tuple[str, str]) -> None:
     venue_id, chair = venue
     response = api.call(

@@ -11,13 +11,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from matching.violations import limit_violations
 from recommender.corpus import InputError, Reviewer
 from recommender.io import ScoreTable, read_scores
-from reviewer_recommender.services.assignment import assign, choose_solver, json_safe
+from reviewer_recommender.services.assignment import (
+    assign,
+    choose_solver,
+    json_safe,
+    validate_options,
+)
 from reviewer_recommender.services.edits import (
     apply_edit,
     edited_summary,
-    limit_violations,
     params_limits,
     swap_edit,
 )
@@ -219,9 +224,9 @@ def test_solver_choice_in_words() -> None:
     fair = build_problem(AssignInputs(scores=grid()), AssignParams(fairness_keep=1.0)).problem
     assert choose_solver(fair, AssignParams(fairness_keep=1.0)).name == "ilp"
     with pytest.raises(OptionError, match="min-cost flow solver cannot enforce fairness"):
-        choose_solver(fair, AssignParams(fairness_keep=1.0, solver="flow"))
+        validate_options(AssignParams(fairness_keep=1.0, solver="flow"), fair)
     with pytest.raises(OptionError, match="unknown solver 'magic'"):
-        choose_solver(problem, AssignParams(solver="magic"))
+        validate_options(AssignParams(solver="magic"), problem)
 
 
 def test_a_swap_survives_the_next_solve() -> None:
@@ -249,7 +254,8 @@ def test_a_swap_survives_the_next_solve() -> None:
     )
     demand, min_load, max_load = params_limits(params, scores.paper_ids, scores.reviewer_ids)
     broken = limit_violations(
-        edited,
+        edited["paper_id"],
+        edited["reviewer_id"],
         paper_ids=scores.paper_ids,
         demand=demand,
         reviewer_ids=scores.reviewer_ids,
@@ -267,7 +273,8 @@ def test_a_swap_survives_the_next_solve() -> None:
     # a forced edit over a limit: the limit is named and no gap is claimed
     over = pd.concat([edited, edited.iloc[[0]].assign(reviewer_id=old)], ignore_index=True)
     broken = limit_violations(
-        over,
+        over["paper_id"],
+        over["reviewer_id"],
         paper_ids=scores.paper_ids,
         demand=demand,
         reviewer_ids=scores.reviewer_ids,

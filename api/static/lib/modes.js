@@ -1,5 +1,5 @@
 // The solve form's randomized modes and the re-assignment's changes, as pure functions
-// (unit-tested under `node --test`). The rules mirror check_options of
+// (unit-tested under `node --test`). The rules mirror validate_options of
 // reviewer_recommender/services/assignment.py, so the page never sends a combination the
 // service refuses: a perturbation goes only with the perturbed solver, a probability cap only
 // with the randomized or perturbed solver, and neither randomized solver takes a side

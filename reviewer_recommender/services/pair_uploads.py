@@ -1,0 +1,158 @@
+"""Per-pair tables uploaded to a venue: bids and pair constraints.
+
+Each upload is read whole (:mod:`recommender.io`) and checked against the venue (every
+unknown id, every bid the table cannot hold, named together as an
+:class:`~recommender.corpus.InputError`) before anything is written; it then replaces what
+the previous upload of its kind stored, audited, in one commit.
+
+Bids keep their label and number; a bid that excludes its pair
+(:func:`recommender.bids.excludes`: Not Willing, Conflict) is also stored as a conflict of
+source ``bid`` (reason ``bid <label>``), which every later solve, publishing check and edit
+respects. The other bids are folded into scores by the next affinity job when its config
+has a non-zero ``bid_weight``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+from sqlalchemy import delete, insert, select
+from sqlalchemy.orm import Session
+
+from recommender.bids import excluding_mask
+from recommender.corpus import InputError, Problem
+from recommender.io import read_bids, read_pair_constraints
+from reviewer_recommender.services.ids import text_problem
+from reviewer_recommender.storage.models import Bid, Conflict, Pin, ReviewerRow, SubmissionRow
+from reviewer_recommender.storage.repository import audit
+
+BID_LABEL_MAX_LENGTH = 50  # the bids table's label column
+
+
+@dataclass(frozen=True)
+class Stored:
+    """Rows an upload created and updated, and ``total``: rows of the file (bids) or
+    rows the file named (constraints)."""
+
+    created: int
+    updated: int
+    total: int
+
+
+def store_bids(session: Session, venue_id: str, content: bytes, name: str, actor: str) -> Stored:
+    """Replace the venue's bids by the bids file ``content`` (named ``name`` in messages);
+    commits."""
+    bids = read_bids(content, name)
+    check_known_ids(session, venue_id, bids, name)
+    check_bid_labels(bids, name)
+    session.execute(delete(Bid).where(Bid.venue_id == venue_id))
+    session.execute(delete(Conflict).where(Conflict.venue_id == venue_id, Conflict.source == "bid"))
+    records = [
+        {"venue_id": venue_id, "paper_id": p, "reviewer_id": r, "label": label, "bid": float(value)}
+        for p, r, label, value in bids[["paper_id", "reviewer_id", "label", "bid"]].itertuples(
+            index=False
+        )
+    ]
+    if records:
+        session.execute(insert(Bid), records)
+    excluded = bids.loc[excluding_mask(bids["label"]), ["paper_id", "reviewer_id", "label"]]
+    conflicts = [
+        {
+            "venue_id": venue_id,
+            "paper_id": p,
+            "reviewer_id": r,
+            "source": "bid",
+            "reason": f"bid {label}",
+        }
+        for p, r, label in excluded.itertuples(index=False)
+    ]
+    if conflicts:
+        session.execute(insert(Conflict), conflicts)
+    audit(session, venue_id, actor, "bids.upload", source=name, bids=len(records))
+    session.commit()
+    return Stored(created=len(records), updated=0, total=len(records))
+
+
+def store_pair_constraints(
+    session: Session, venue_id: str, content: bytes, name: str, actor: str
+) -> Stored:
+    """Replace the venue's uploaded conflicts by the file's ``-1`` rows and add its ``1``
+    rows as pins (pins already there are kept); commits."""
+    frame = read_pair_constraints(content, name)
+    check_known_ids(session, venue_id, frame, name)
+    forbidden = frame[frame["value"] < 0]
+    forced = frame[frame["value"] > 0]
+    session.execute(
+        delete(Conflict).where(Conflict.venue_id == venue_id, Conflict.source == "uploaded")
+    )
+    if len(forbidden):
+        session.execute(
+            insert(Conflict),
+            [
+                {
+                    "venue_id": venue_id,
+                    "paper_id": p,
+                    "reviewer_id": r,
+                    "source": "uploaded",
+                    "reason": name,
+                }
+                for p, r in forbidden[["paper_id", "reviewer_id"]].itertuples(index=False)
+            ],
+        )
+    existing_pins = set(
+        session.execute(select(Pin.paper_id, Pin.reviewer_id).where(Pin.venue_id == venue_id)).all()
+    )
+    new_pins = [
+        {"venue_id": venue_id, "paper_id": p, "reviewer_id": r, "created_by": actor}
+        for p, r in forced[["paper_id", "reviewer_id"]].itertuples(index=False)
+        if (p, r) not in existing_pins
+    ]
+    if new_pins:
+        session.execute(insert(Pin), new_pins)
+    audit(
+        session,
+        venue_id,
+        actor,
+        "constraints.upload",
+        source=name,
+        conflicts=len(forbidden),
+        pins=len(new_pins),
+    )
+    session.commit()
+    return Stored(created=len(forbidden) + len(new_pins), updated=0, total=len(frame))
+
+
+def check_known_ids(session: Session, venue_id: str, frame: pd.DataFrame, filename: str) -> None:
+    """InputError naming every paper or reviewer id of ``frame`` the venue does not have."""
+    papers = set(
+        session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id))
+    )
+    reviewers = set(session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id)))
+    problems = [
+        Problem(filename, None, "paper_id", f"unknown paper id {p!r}")
+        for p in sorted(set(frame["paper_id"]) - papers)
+    ] + [
+        Problem(filename, None, "reviewer_id", f"unknown reviewer id {r!r}")
+        for r in sorted(set(frame["reviewer_id"]) - reviewers)
+    ]
+    if problems:
+        raise InputError(problems)
+
+
+def check_bid_labels(bids: pd.DataFrame, filename: str) -> None:
+    """InputError naming every bid cell the bids table cannot hold (too long, control
+    characters)."""
+    problems = []
+    for paper_id, reviewer_id, label in bids[["paper_id", "reviewer_id", "label"]].itertuples(
+        index=False
+    ):
+        message = text_problem(label)
+        if len(label) > BID_LABEL_MAX_LENGTH:
+            message = f"has {len(label)} characters; a bid has at most {BID_LABEL_MAX_LENGTH}"
+        if message is not None:
+            problems.append(
+                Problem(filename, None, "bid", f"bid of ({paper_id}, {reviewer_id}) {message}")
+            )
+    if problems:
+        raise InputError(problems)
