@@ -94,7 +94,7 @@ def test_score_reports_bad_input_file_and_line(tmp_path, tiny_venue, capsys):
             "tfidf",
         ]
     )
-    assert code != 0
+    assert code == 1
     err = capsys.readouterr().err
     assert "bad.jsonl" in err and ":2" in err
     assert not (tmp_path / "s.csv").exists()
@@ -166,7 +166,7 @@ def test_assign_custom_max_and_infeasible_exit_code(tmp_path, capsys):
             str(tmp_path / "a.csv"),
         ]
     )
-    assert code != 0
+    assert code == 2
     err = capsys.readouterr().err
     assert "demand 3" in err and "capacity 2" in err
     assert not (tmp_path / "a.csv").exists()
@@ -188,7 +188,7 @@ def test_assign_rejects_malformed_scores(tmp_path, capsys):
             str(tmp_path / "a.csv"),
         ]
     )
-    assert code != 0
+    assert code == 1
     err = capsys.readouterr().err
     assert "scores.csv:3" in err and "score" in err
 
@@ -246,7 +246,7 @@ def test_evaluate_on_a_tiny_gold_folder(tmp_path, capsys):
 def test_evaluate_rejects_bad_config(tmp_path, capsys):
     (tmp_path / "gold").mkdir()
     code = main(["evaluate", "--gold", str(tmp_path / "gold"), "--config", "x={bad"])
-    assert code != 0
+    assert code == 1
     assert "--config x: invalid JSON" in capsys.readouterr().err
 
 
@@ -325,7 +325,7 @@ def test_assign_institution_attribute_and_bids(tmp_path, capsys):
             str(bids),
         ]
     )
-    assert code != 0
+    assert code == 2
     assert "seniority=senior" in capsys.readouterr().err
     frame = _assign(
         tmp_path,
