@@ -51,11 +51,16 @@ def _job(database: Database, job_id: int) -> Job:
         return job
 
 
+def _seen(job: Job) -> str:
+    return f"{job.state}, stage {job.stage!r}, log {job.log[-3:]}"
+
+
 def _wait_for(database: Database, job_id: int, states: set[str]) -> Job:
     return wait_until(
         lambda: _job(database, job_id),
         lambda job: job.state in states,
         what=f"job {job_id} to be {' or '.join(sorted(states))}",
+        describe=_seen,
     )
 
 
@@ -67,6 +72,7 @@ def _wait_for_stage(database: Database, job_id: int, started: str) -> Job:
             job.state in FINAL or (job.state == "running" and job.stage.startswith(started))
         ),
         what=f"job {job_id} to report a stage starting {started!r}",
+        describe=_seen,
     )
     assert job.state == "running", job.log
     return job

@@ -17,15 +17,17 @@ def wait_until(
     what: str,
     timeout: float = 120.0,
     interval: float = 0.05,
+    describe: Callable[[T], object] = repr,
 ) -> T:
     """Call ``probe`` until ``done`` holds for what it returns, and return that. After
     ``timeout`` seconds (a bound on a hang, not a claim of speed) fail, naming ``what`` was
-    awaited and the last value seen."""
+    awaited and the last value seen (as ``describe`` puts it)."""
     deadline = time.monotonic() + timeout
     while True:
         value = probe()
         if done(value):
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"waited {timeout:g} s for {what}; last seen: {value!r:.2000}")
+            seen = str(describe(value))[:2000]
+            raise AssertionError(f"waited {timeout:g} s for {what}; last seen: {seen}")
         time.sleep(interval)
