@@ -1,19 +1,15 @@
-"""Hostile uploads and cancels against a live server, with ``/health`` watched throughout.
+"""Hostile uploads against a live server, with ``/health`` watched throughout.
 
 Starts ``uvicorn`` (one process, one job worker) on a free loopback port with a fresh SQLite
-database (or ``--database-url``), then:
-
-- sends each hostile upload (the 2,040 x 1 MiB zip, a zip declaring 150,000 members, chunked
-  bodies over the limit, a 10 MB bulk JSON body, 3.3 million tiny CSV rows, deep nesting,
-  very long lines, a 6 MB JSON body to an ordinary route) and prints its status, how long the
-  answer took and the slowest ``/health`` answer meanwhile (polled every 50 ms);
-- with ``--cancel``: builds a 400 x 100 venue, starts a max-min fairness ILP and an embedding
-  job, cancels each mid-way and prints the seconds from the cancel request to ``cancelled``,
-  then checks that the worker runs the next job.
+database (or ``--database-url``), then sends each hostile upload (the 2,040 x 1 MiB zip, a
+zip declaring 150,000 members, chunked bodies over the limit, a 10 MB bulk JSON body, 3.3
+million tiny CSV rows, deep nesting, very long lines, a 6 MB JSON body to an ordinary route)
+and prints its status, how long the answer took and the slowest ``/health`` answer meanwhile
+(polled every 50 ms). Cancels of real jobs on a live server: ``bench_cancel.py --live``.
 
 Baseline in the same run: ``/health`` latency with the server idle.
 
-    python benchmarks/bench_live_safety.py [--cancel] [--database-url URL]
+    python benchmarks/bench_live_safety.py [--database-url URL]
 """
 
 from __future__ import annotations
@@ -22,7 +18,6 @@ import argparse
 import io
 import json
 import os
-import random
 import socket
 import subprocess
 import sys
@@ -42,7 +37,11 @@ sys.path.insert(0, str(REPO))
 MiB = 1024 * 1024
 
 
-def start_server(database_url: str, data_dir: Path) -> tuple[subprocess.Popen[bytes], str, str]:
+def start_server(
+    database_url: str, data_dir: Path, **settings: str | int
+) -> tuple[subprocess.Popen[bytes], str, str]:
+    """uvicorn with one job worker and ``RECOMMENDER_<NAME>`` set from ``settings``; returns
+    the process, its URL and an admin token once ``/health`` answers."""
     from reviewer_recommender.services.tokens import create_token
     from reviewer_recommender.storage.db import Database, migrate
 
@@ -60,6 +59,7 @@ def start_server(database_url: str, data_dir: Path) -> tuple[subprocess.Popen[by
         "RECOMMENDER_JOB_WORKERS": "1",
         "RECOMMENDER_AFFINITY_TOP_N": "100",
         "PYTHONPATH": str(REPO),
+        **{f"RECOMMENDER_{name.upper()}": str(value) for name, value in settings.items()},
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "--factory", "api.app:create_app", "--port", str(port)],
@@ -189,77 +189,15 @@ def run_attacks(url: str, token: str) -> None:
             )
 
 
-def run_cancels(url: str, token: str) -> None:
-    rng = random.Random(0)
-    words = [f"term{i}" for i in range(300)]
-
-    def text(n: int) -> str:
-        return " ".join(rng.choice(words) for _ in range(n))
-
-    base = "/venues/cancel"
-    final = {"succeeded", "failed", "cancelled", "interrupted"}
-    with httpx.Client(
-        base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=600
-    ) as client:
-        client.post("/venues", json={"id": "cancel"}).raise_for_status()
-        client.post(
-            f"{base}/reviewers",
-            json=[
-                {"id": f"R{j}", "publications": [{"title": text(8), "abstract": text(60)}] * 3}
-                for j in range(100)
-            ],
-        ).raise_for_status()
-        client.post(
-            f"{base}/submissions",
-            json=[{"id": f"P{i}", "title": text(8), "abstract": text(60)} for i in range(400)],
-        ).raise_for_status()
-
-        def wait(job_id: int, states: set[str]) -> dict[str, Any]:
-            while True:
-                job: dict[str, Any] = client.get(f"{base}/jobs/{job_id}").json()
-                if job["state"] in states:
-                    return job
-                time.sleep(0.05)
-
-        job = client.post(f"{base}/affinity/jobs", json={"config": {"method": "tfidf"}}).json()
-        wait(job["id"], final)
-        fairness = {"reviewers_per_paper": 3, "max_load": 12, "fairness_keep": 1.0, "solver": "ilp"}
-        for label, path, body in (
-            ("fairness ILP, 400 x 100", "assignments", fairness),
-            ("embedding affinity job", "affinity/jobs", {"config": {"method": "embedding"}}),
-        ):
-            job = client.post(f"{base}/{path}", json=body).json()
-            wait(job["id"], {"running"})
-            time.sleep(3)
-            with Watch(url) as watch:
-                requested = time.perf_counter()
-                client.post(f"{base}/jobs/{job['id']}/cancel")
-                ended = wait(job["id"], final)
-                took = time.perf_counter() - requested
-            print(
-                f"{label}: {ended['state']} {took:.2f} s after the cancel request "
-                f"(worst /health {watch.worst * 1000:.0f} ms); {ended['log'][-1][26:]}"
-            )
-        job = client.post(
-            f"{base}/assignments", json={"reviewers_per_paper": 1, "max_load": 4}
-        ).json()
-        started = time.perf_counter()
-        state = wait(job["id"], final)["state"]
-        print(f"next job on the same worker: {state} in {time.perf_counter() - started:.1f} s")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", default=None)
-    parser.add_argument("--cancel", action="store_true", help="also time cancels of real jobs")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         url_db = args.database_url or f"sqlite:///{Path(tmp) / 'bench.db'}"
         process, url, token = start_server(url_db, Path(tmp))
         try:
             run_attacks(url, token)
-            if args.cancel:
-                run_cancels(url, token)
         finally:
             process.kill()
             process.wait()

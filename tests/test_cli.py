@@ -94,7 +94,7 @@ def test_score_reports_bad_input_file_and_line(tmp_path, tiny_venue, capsys):
             "tfidf",
         ]
     )
-    assert code != 0
+    assert code == 1
     err = capsys.readouterr().err
     assert "bad.jsonl" in err and ":2" in err
     assert not (tmp_path / "s.csv").exists()
@@ -166,7 +166,7 @@ def test_assign_custom_max_and_infeasible_exit_code(tmp_path, capsys):
             str(tmp_path / "a.csv"),
         ]
     )
-    assert code != 0
+    assert code == 2
     err = capsys.readouterr().err
     assert "demand 3" in err and "capacity 2" in err
     assert not (tmp_path / "a.csv").exists()
@@ -188,7 +188,7 @@ def test_assign_rejects_malformed_scores(tmp_path, capsys):
             str(tmp_path / "a.csv"),
         ]
     )
-    assert code != 0
+    assert code == 1
     err = capsys.readouterr().err
     assert "scores.csv:3" in err and "score" in err
 
@@ -246,7 +246,7 @@ def test_evaluate_on_a_tiny_gold_folder(tmp_path, capsys):
 def test_evaluate_rejects_bad_config(tmp_path, capsys):
     (tmp_path / "gold").mkdir()
     code = main(["evaluate", "--gold", str(tmp_path / "gold"), "--config", "x={bad"])
-    assert code != 0
+    assert code == 1
     assert "--config x: invalid JSON" in capsys.readouterr().err
 
 
@@ -289,6 +289,40 @@ def test_assign_fairness_raises_the_worst_paper(tmp_path, capsys):
     assert fair["score"].sum() <= total["score"].sum() + 1e-9
 
 
+def test_fairness_lifts_the_paper_that_the_best_total_leaves_behind(tmp_path, capsys):
+    """Max-sum pairs p1-r1 (1.0) with p2-r2 (0.0): total 1.0, weakest paper 0.0. Max-min
+    fairness pairs p1-r2 (0.5) with p2-r1 (0.4): total 0.9, weakest paper 0.4."""
+    scores = _scores_csv(
+        tmp_path / "scores.csv",
+        [("p1", "r1", 1.0), ("p1", "r2", 0.5), ("p2", "r1", 0.4), ("p2", "r2", 0.0)],
+    )
+    runs = {}
+    for name, extra in (("total", []), ("fair", ["--fairness"])):
+        output = tmp_path / f"{name}.csv"
+        code = main(
+            [
+                "assign", "--scores", str(scores), "--reviewers-per-paper", "1",
+                "--max-papers", "1", "--output", str(output), *extra,
+            ]
+        )  # fmt: skip
+        printed = capsys.readouterr()
+        assert code == 0, printed.err
+        pairs = set(map(tuple, pd.read_csv(output)[["paper_id", "reviewer_id"]].to_numpy()))
+        summary = json.loads((tmp_path / f"{name}.summary.json").read_text(encoding="utf-8"))
+        runs[name] = (pairs, summary, printed.out)
+    total_pairs, total, total_out = runs["total"]
+    fair_pairs, fair, fair_out = runs["fair"]
+    assert total_pairs == {("p1", "r1"), ("p2", "r2")}
+    assert fair_pairs == {("p1", "r2"), ("p2", "r1")}
+    assert total["min_paper_mean_score"] == pytest.approx(0.0)
+    assert fair["min_paper_mean_score"] == pytest.approx(0.4)
+    assert fair["min_paper_mean_score"] > total["min_paper_mean_score"]
+    assert fair["objective"] == pytest.approx(0.9) and total["objective"] == pytest.approx(1.0)
+    assert fair["parameters"]["fairness_keep"] == 1.0 and fair["solver"] == "ilp"
+    assert fair["solver_parameters"]["min_paper_score_bound"] == pytest.approx(0.4)
+    assert "min 0.4000" in fair_out and "min 0.0000" in total_out
+
+
 def test_assign_institution_attribute_and_bids(tmp_path, capsys):
     scores = _grid_scores(tmp_path)
     reviewers = tmp_path / "reviewers.csv"
@@ -325,7 +359,7 @@ def test_assign_institution_attribute_and_bids(tmp_path, capsys):
             str(bids),
         ]
     )
-    assert code != 0
+    assert code == 2
     assert "seniority=senior" in capsys.readouterr().err
     frame = _assign(
         tmp_path,

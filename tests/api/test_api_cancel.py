@@ -1,23 +1,27 @@
-"""Cancel within seconds: a cancelled job reaches ``cancelled`` within 5 s of the request and
-frees its worker, whether or not its handler (or the solver inside it) cooperates; progress
-shows what the solver knows. On SQLite and PostgreSQL."""
+"""Cancel: a cancelled job ends ``cancelled``, writes nothing and frees its worker, whether
+its handler (or the solver inside it) stops by itself or must be ended; progress shows what
+the solver knows. On SQLite and PostgreSQL. How fast a cancel lands is measured by
+``benchmarks/bench_cancel.py``, not asserted here."""
 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from job_handlers import handlers, quick, stubborn
+from job_handlers import handlers, quick
+from waiting import wait_until
 
+from reviewer_recommender.jobs import context as job_context
 from reviewer_recommender.jobs.runner import JobCancelled, JobContext, JobRunner
 from reviewer_recommender.storage.db import Database, migrate
 from reviewer_recommender.storage.models import Job, Venue
 
-CANCEL_DEADLINE = 5.0
 VENUE = "cancel-venue"
+FINAL = {"cancelled", "failed", "succeeded"}
+# long enough that a handler which stops by itself is never ended for being slow
+PATIENT = 120.0
 
 
 @pytest.fixture
@@ -47,32 +51,48 @@ def _job(database: Database, job_id: int) -> Job:
         return job
 
 
-def _wait_for(database: Database, job_id: int, states: set[str], timeout: float) -> Job:
-    deadline = time.monotonic() + timeout
-    while True:
-        job = _job(database, job_id)
-        if job.state in states or time.monotonic() > deadline:
-            return job
-        time.sleep(0.05)
+def _seen(job: Job) -> str:
+    return f"{job.state}, stage {job.stage!r}, log {job.log[-3:]}"
 
 
-def _cancel_from_elsewhere(database: Database, job_id: int) -> float:
+def _wait_for(database: Database, job_id: int, states: set[str]) -> Job:
+    return wait_until(
+        lambda: _job(database, job_id),
+        lambda job: job.state in states,
+        what=f"job {job_id} to be {' or '.join(sorted(states))}",
+        describe=_seen,
+    )
+
+
+def _wait_for_stage(database: Database, job_id: int, started: str) -> Job:
+    """The job still running, its stage starting with ``started``."""
+    job = wait_until(
+        lambda: _job(database, job_id),
+        lambda job: (
+            job.state in FINAL or (job.state == "running" and job.stage.startswith(started))
+        ),
+        what=f"job {job_id} to report a stage starting {started!r}",
+        describe=_seen,
+    )
+    assert job.state == "running", job.log
+    return job
+
+
+def _cancel_from_elsewhere(database: Database, job_id: int) -> None:
     """What the cancel endpoint of another server process does: set the row's flag only."""
     with database.session() as session:
         session.get(Job, job_id).cancel_requested = True  # type: ignore[union-attr]
         session.commit()
-    return time.monotonic()
 
 
-def _process_runner(database: Database, **options: Any) -> JobRunner:
+def _process_runner(database: Database, *, cancel_grace: float) -> JobRunner:
     runner = JobRunner(
         database,
         handlers(),
         workers=1,
         isolation="process",
         handler_factory="job_handlers:handlers",
-        cancel_grace=1.0,
-        **options,
+        cancel_grace=cancel_grace,
     )
     runner.start()
     return runner
@@ -81,27 +101,22 @@ def _process_runner(database: Database, **options: Any) -> JobRunner:
 def _assert_worker_is_free(database: Database, runner: JobRunner) -> None:
     second = _new_job(database, "quick")
     runner.submit(second)
-    done = _wait_for(database, second, {"succeeded", "failed"}, 60)
+    done = _wait_for(database, second, FINAL)
     assert done.state == "succeeded" and done.result == {"answer": 42}, done.log
 
 
-def test_a_cancelled_fairness_solve_ends_within_5_s(database: Database) -> None:
-    runner = _process_runner(database)
+def test_a_cancelled_fairness_solve_stops_itself_and_frees_its_worker(database: Database) -> None:
+    runner = _process_runner(database, cancel_grace=PATIENT)
     try:
         job_id = _new_job(database, "fairness", papers=800)
         runner.submit(job_id)
-        deadline = time.monotonic() + 60
-        while _job(database, job_id).stage != "solving":
-            assert time.monotonic() < deadline, _job(database, job_id).log
-            time.sleep(0.05)
-        # let it get deep into the ILP (building and solving take minutes in all)
-        solving = _wait_for(database, job_id, {"failed", "succeeded"}, 2)
-        assert solving.state == "running", solving.log
-        requested = _cancel_from_elsewhere(database, job_id)
-        ended = _wait_for(database, job_id, {"cancelled", "failed", "succeeded"}, 30)
-        took = time.monotonic() - requested
+        # HiGHS is raising the lowest paper score (minutes of work if let run)
+        _wait_for_stage(database, job_id, "fairness 2/3")
+        _cancel_from_elsewhere(database, job_id)
+        ended = _wait_for(database, job_id, FINAL)
         assert ended.state == "cancelled", ended.log
-        assert took < CANCEL_DEADLINE, took
+        # the solver saw the cancel through its monitor: nothing had to be killed
+        assert ended.log[-1].endswith("cancelled; no result written"), ended.log
         assert ended.result == {}
         _assert_worker_is_free(database, runner)
     finally:
@@ -111,29 +126,26 @@ def test_a_cancelled_fairness_solve_ends_within_5_s(database: Database) -> None:
 def test_a_handler_that_ignores_cancel_is_killed_and_its_worker_freed(
     database: Database,
 ) -> None:
-    runner = _process_runner(database)
+    runner = _process_runner(database, cancel_grace=1.0)
     try:
         job_id = _new_job(database, "stubborn", seconds=600)
         runner.submit(job_id)
-        running = _wait_for(database, job_id, {"running"}, 60)
-        assert running.state == "running"
-        time.sleep(0.5)
-        started = time.monotonic()
+        _wait_for_stage(database, job_id, "computing without cancel points")
         runner.request_cancel(job_id)  # the cancel endpoint of this process
-        ended = _wait_for(database, job_id, {"cancelled", "failed", "succeeded"}, 30)
-        assert ended.state == "cancelled" and time.monotonic() - started < CANCEL_DEADLINE
-        assert "did not stop within" in ended.log[-1] and ended.result == {}
+        ended = _wait_for(database, job_id, FINAL)
+        assert ended.state == "cancelled", ended.log
+        assert "did not stop within 1 s" in ended.log[-1] and ended.result == {}
         _assert_worker_is_free(database, runner)
     finally:
         runner.stop()
 
 
 def test_a_job_process_that_dies_fails_in_words(database: Database) -> None:
-    runner = _process_runner(database)
+    runner = _process_runner(database, cancel_grace=1.0)
     try:
         job_id = _new_job(database, "crash")
         runner.submit(job_id)
-        ended = _wait_for(database, job_id, {"cancelled", "failed", "succeeded"}, 60)
+        ended = _wait_for(database, job_id, FINAL)
         assert ended.state == "failed", ended.log
         assert "SIGKILL" in ended.error and "out of memory" in ended.error
         _assert_worker_is_free(database, runner)
@@ -141,42 +153,69 @@ def test_a_job_process_that_dies_fails_in_words(database: Database) -> None:
         runner.stop()
 
 
+class Unstoppable:
+    """A handler that never looks at the cancel flag until ``release`` is set, then tries to
+    write its result; ``returned`` is set once it is done trying, however it ended."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.returned = threading.Event()
+
+    def __call__(self, ctx: JobContext) -> None:
+        try:
+            ctx.progress(0.1, "computing without cancel points", force=True)
+            self.release.wait(PATIENT)
+            with ctx.session() as session:
+                ctx.finish(session, {"late": True})
+                session.commit()
+        finally:
+            self.returned.set()
+
+
 def test_thread_isolation_abandons_a_stubborn_handler_and_discards_its_result(
     database: Database,
 ) -> None:
+    handler = Unstoppable()
     runner = JobRunner(
         database,
-        {"stubborn": stubborn, "quick": quick},
+        {"unstoppable": handler, "quick": quick},
         workers=1,
         isolation="thread",
         cancel_grace=0.5,
     )
     runner.start()
     try:
-        job_id = _new_job(database, "stubborn", seconds=4)
+        job_id = _new_job(database, "unstoppable")
         runner.submit(job_id)
-        assert _wait_for(database, job_id, {"running"}, 30).state == "running"
-        time.sleep(0.3)
-        requested = _cancel_from_elsewhere(database, job_id)
-        ended = _wait_for(database, job_id, {"cancelled", "succeeded"}, 30)
-        assert ended.state == "cancelled" and time.monotonic() - requested < CANCEL_DEADLINE
+        _wait_for_stage(database, job_id, "computing without cancel points")
+        _cancel_from_elsewhere(database, job_id)
+        ended = _wait_for(database, job_id, FINAL)
+        assert ended.state == "cancelled", ended.log
         _assert_worker_is_free(database, runner)
-        time.sleep(4.5)  # the abandoned thread reaches finish(): nothing is written
+        # the abandoned thread reaches finish() only now: nothing may be written
+        handler.release.set()
+        assert handler.returned.wait(PATIENT), "the abandoned handler never returned"
         late = _job(database, job_id)
-        assert late.state == "cancelled" and late.result == {}
+        assert late.state == "cancelled" and late.result == {}, late.log
     finally:
+        handler.release.set()
         runner.stop()
 
 
 def test_a_queued_job_is_cancelled_at_once(database: Database) -> None:
+    handler = Unstoppable()
     runner = JobRunner(
-        database, {"stubborn": stubborn, "quick": quick}, workers=1, cancel_grace=0.5
+        database,
+        {"unstoppable": handler, "quick": quick},
+        workers=1,
+        isolation="thread",
+        cancel_grace=0.5,
     )
     runner.start()
     try:
-        busy = _new_job(database, "stubborn", seconds=3)
+        busy = _new_job(database, "unstoppable")
         runner.submit(busy)
-        assert _wait_for(database, busy, {"running"}, 30).state == "running"
+        _wait_for_stage(database, busy, "computing without cancel points")
         waiting = _new_job(database, "quick")
         runner.submit(waiting)
         runner.request_cancel(waiting)
@@ -184,12 +223,14 @@ def test_a_queued_job_is_cancelled_at_once(database: Database) -> None:
         assert job.state == "cancelled" and "before it started" in job.log[-1]
         runner.request_cancel(busy)
     finally:
+        handler.release.set()
         runner.stop()
 
 
 def test_solve_monitor_shows_incumbent_and_bound_and_reads_a_cancel_from_the_row(
-    database: Database,
+    database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(job_context, "PROGRESS_WRITE_SECONDS", 0.0)  # every report writes
     job_id = _new_job(database, "manual")
     with database.session() as session:
         session.get(Job, job_id).state = "running"  # type: ignore[union-attr]
@@ -204,12 +245,11 @@ def test_solve_monitor_shows_incumbent_and_bound_and_reads_a_cancel_from_the_row
     assert monitor.should_stop() is False
 
     _cancel_from_elsewhere(database, job_id)
-    deadline = time.monotonic() + 2
-    while not monitor.should_stop():
-        assert time.monotonic() < deadline, "the monitor never saw the cancel in the row"
-        time.sleep(0.02)
-    time.sleep(0.25)
-    monitor.report("still going", incumbent=815.0)  # never raises, even once cancelled
+    # the row is read at most every poll_interval: the monitor sees the cancel on a later call
+    wait_until(monitor.should_stop, what="the monitor to see the cancel in the row")
+    # a solver may still report once cancelled: report() goes on writing and never raises
+    monitor.report("still going", incumbent=815.0)
+    assert _job(database, job_id).stage.startswith("still going, best so far 815")
     assert context.cancel_requested()
     with pytest.raises(JobCancelled):
         context.progress(0.9, "next batch")

@@ -1,13 +1,14 @@
 """Uploads that cannot hurt the server: zip limits that hold for many small members as for one
 big one, JSON and CSV bombs refused in words, chunked oversize bodies refused while they
-stream, and ``/health`` answering within a second while a real server rejects them."""
+stream, and no upload parsed on the event loop, so ``/health`` keeps answering (its latency
+under each attack: ``benchmarks/bench_live_safety.py``)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
-import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ import pytest
 from conftest import Api, make_settings
 from fastapi.routing import APIRoute, iter_route_contexts
 from fastapi.testclient import TestClient
-from live_server import HealthWatch, live_server
+from live_server import run_server
 from zip_bombs import make_zip, with_declared_size, zip_of_copies
 
 from api.app import create_app
@@ -234,33 +235,25 @@ def _chunked_multipart(size: int) -> Iterator[bytes]:
     yield b"\r\n--bound--\r\n"
 
 
-def test_live_server_stays_responsive_and_refuses_hostile_uploads(
-    database_url: str, tmp_path: Path
-) -> None:
-    """The incident: 2,040 members of exactly 1 MiB in a 2.3 MB zip. Refused at once, with
-    ``/health`` answering within a second throughout; chunked oversize bodies get 413."""
+def test_live_server_refuses_hostile_uploads(database_url: str, tmp_path: Path) -> None:
+    """The incident: 2,040 members of exactly 1 MiB in a 2.3 MB zip, refused naming the
+    archive and the limit; chunked oversize bodies get 413 from the server's own stream
+    handling; ``/health`` still answers after them."""
     bomb = zip_of_copies([f"~r{i}.jsonl" for i in range(2040)], b"\n" * MiB)
     assert len(bomb) < 3 * MiB
     with (
-        live_server(database_url, tmp_path, max_upload_bytes=4 * MiB) as server,
+        run_server(database_url, tmp_path, max_upload_bytes=4 * MiB) as server,
         server.client() as client,
     ):
-        venue = f"hostile-{time.monotonic_ns()}"
+        venue = f"hostile-{uuid.uuid4().hex[:8]}"
         assert client.post("/venues", json={"id": venue}).status_code == 201
-        watch = HealthWatch(server.url)
-        with watch.watching():
-            time.sleep(0.3)
-            started = time.perf_counter()
-            response = client.post(
-                f"/venues/{venue}/reviewers/upload", files={"file": ("bomb.zip", bomb)}
-            )
-            elapsed = time.perf_counter() - started
-            time.sleep(0.3)
+        response = client.post(
+            f"/venues/{venue}/reviewers/upload", files={"file": ("bomb.zip", bomb)}
+        )
         assert response.status_code == 422, response.text
         first = response.json()["problems"][0]
         assert first["file"] == "bomb.zip" and "at most" in first["message"], first
-        assert elapsed < 10, elapsed
-        assert len(watch.latencies) >= 5 and watch.worst < 1.0, watch.latencies
+        assert client.get("/health").status_code == 200
         assert client.get(f"/venues/{venue}/reviewers").json()["total"] == 0
 
         for path, content_type in (

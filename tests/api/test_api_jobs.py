@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
 import threading
-import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -17,15 +12,16 @@ import pytest
 from api_helpers import REVIEWERS, SUBMISSIONS, TFIDF
 from conftest import Api, make_settings
 from fastapi.testclient import TestClient
+from live_server import run_server
+from waiting import wait_until
 
 from api.app import create_app
 from reviewer_recommender.jobs.runner import JobContext, JobFailed, JobRunner
-from reviewer_recommender.services.tokens import create_token
 from reviewer_recommender.storage.db import Database, migrate
 from reviewer_recommender.storage.models import Job, Venue
 
-REPO = Path(__file__).resolve().parents[2]
 EMBEDDING = {"method": "embedding", "model": "all-MiniLM-L6-v2"}
+FINAL = {"succeeded", "failed", "cancelled", "interrupted"}
 
 
 @pytest.fixture
@@ -167,143 +163,62 @@ def test_inline_job_failure_is_reported(api: Api) -> None:
 # ------------------------------------------------------------ a real server, killed
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _start_server(
-    database_url: str, data_dir: Path, port: int, log: Path
-) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "RECOMMENDER_DATABASE_URL": database_url,
-        "RECOMMENDER_DATA_DIR": str(data_dir),
-        "RECOMMENDER_JOB_WORKERS": "1",
-        "RECOMMENDER_CACHE_DIR": "none",  # every embedding job embeds: seconds of real work
-        "PYTHONPATH": str(REPO),
-    }
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "api.app:create_app",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
-        cwd=REPO,
-        env=env,
-        stdout=log.open("ab"),
-        stderr=subprocess.STDOUT,
+def _job_state(client: httpx.Client, path: str, states: set[str]) -> dict[str, Any]:
+    return wait_until(
+        lambda: client.get(path).json(),
+        lambda job: job["state"] in states,
+        what=f"{path} to be {' or '.join(sorted(states))}",
     )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"server exited: {log.read_text()[-2000:]}")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                return process
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    process.kill()
-    raise AssertionError("server did not start within 60 s")
-
-
-def _wait_state(
-    client: httpx.Client, path: str, states: set[str], timeout: float
-) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
-        job = client.get(path).json()
-        if job["state"] in states or time.monotonic() > deadline:
-            return job
-        time.sleep(0.1)
 
 
 def test_sigkill_during_a_job_loses_nothing(database_url: str, tmp_path: Path) -> None:
-    database = Database(database_url)
-    migrate(database.engine)
-    admin = create_token(database, name="kill-test-admin", role="admin")
-    database.dispose()
-    port = _free_port()
-    log = tmp_path / "server.log"
-    headers = {"Authorization": f"Bearer {admin}"}
-    server = _start_server(database_url, tmp_path, port, log)
-    try:
-        with httpx.Client(
-            base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=30
-        ) as client:
-            venue = f"kill-{port}"
-            assert client.post("/venues", json={"id": venue}).status_code == 201
-            base = f"/venues/{venue}"
-            client.post(f"{base}/reviewers", json=REVIEWERS).raise_for_status()
-            client.post(f"{base}/submissions", json=SUBMISSIONS).raise_for_status()
-            job = client.post(f"{base}/affinity/jobs", json={"config": TFIDF}).json()
-            assert (
-                _wait_state(client, f"{base}/jobs/{job['id']}", {"succeeded", "failed"}, 30)[
-                    "state"
-                ]
-                == "succeeded"
-            )
-            job = client.post(
-                f"{base}/assignments", json={"reviewers_per_paper": 1, "max_load": 2}
-            ).json()
-            done = _wait_state(client, f"{base}/jobs/{job['id']}", {"succeeded", "failed"}, 30)
-            assert done["state"] == "succeeded", done
-            assignment = done["result"]["assignment_id"]
-            export_before = client.get(f"{base}/assignments/{assignment}/export").text
-            runs_before = client.get(f"{base}/affinity").json()
+    # one worker and no embedding cache: every embedding job loads a model and embeds
+    server_settings: dict[str, str | int | float] = {"job_workers": 1, "cache_dir": "none"}
+    venue = f"kill-{uuid.uuid4().hex[:8]}"
+    base = f"/venues/{venue}"
+    with run_server(database_url, tmp_path, **server_settings) as server, server.client() as client:
+        assert client.post("/venues", json={"id": venue}).status_code == 201
+        client.post(f"{base}/reviewers", json=REVIEWERS).raise_for_status()
+        client.post(f"{base}/submissions", json=SUBMISSIONS).raise_for_status()
+        job = client.post(f"{base}/affinity/jobs", json={"config": TFIDF}).json()
+        done = _job_state(client, f"{base}/jobs/{job['id']}", FINAL)
+        assert done["state"] == "succeeded", done
+        job = client.post(
+            f"{base}/assignments", json={"reviewers_per_paper": 1, "max_load": 2}
+        ).json()
+        done = _job_state(client, f"{base}/jobs/{job['id']}", FINAL)
+        assert done["state"] == "succeeded", done
+        assignment = done["result"]["assignment_id"]
+        export_before = client.get(f"{base}/assignments/{assignment}/export").text
+        runs_before = client.get(f"{base}/affinity").json()
 
-            # the embedding method loads a sentence-transformers model: seconds of real work
-            # (the bundled MiniLM: any model does, and the default MPNet is 5x slower)
-            slow = client.post(f"{base}/affinity/jobs", json={"config": EMBEDDING}).json()
-            running = _wait_state(client, f"{base}/jobs/{slow['id']}", {"running"}, 30)
-            assert running["state"] == "running", running
-            time.sleep(0.5)
-        server.send_signal(signal.SIGKILL)
-        server.wait(10)
+        # the embedding method loads a sentence-transformers model: seconds of real work
+        # (the bundled MiniLM: any model does, and the default MPNet is 5x slower)
+        slow = client.post(f"{base}/affinity/jobs", json={"config": EMBEDDING}).json()
+        running = _job_state(client, f"{base}/jobs/{slow['id']}", {"running", *FINAL})
+        assert running["state"] == "running", running
+        server.crash()
 
-        server = _start_server(database_url, tmp_path, port, log)
-        with httpx.Client(
-            base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=30
-        ) as client:
-            job = client.get(f"{base}/jobs/{slow['id']}").json()
-            assert job["state"] == "interrupted", job
-            assert "interrupted" in job["log"][-1] and job["result"] == {}
-            assert client.get(f"{base}/reviewers").json()["total"] == 4
-            assert client.get(f"{base}/submissions").json()["total"] == 4
-            assert client.get(f"{base}/assignments/{assignment}/export").text == export_before
-            assert (
-                client.get(f"{base}/affinity").json()["id"] == runs_before["id"]
-            )  # no half-written run
-            rerun = client.post(f"{base}/jobs/{slow['id']}/rerun").json()
-            finished = _wait_state(
-                client, f"{base}/jobs/{rerun['id']}", {"succeeded", "failed"}, 90
-            )
-            assert finished["state"] == "succeeded", finished
-            latest = client.get(f"{base}/affinity").json()
-            assert latest["config"]["method"] == "embedding"
+    with run_server(database_url, tmp_path, **server_settings) as server, server.client() as client:
+        job = client.get(f"{base}/jobs/{slow['id']}").json()
+        assert job["state"] == "interrupted", job
+        assert "interrupted" in job["log"][-1] and job["result"] == {}
+        assert client.get(f"{base}/reviewers").json()["total"] == 4
+        assert client.get(f"{base}/submissions").json()["total"] == 4
+        assert client.get(f"{base}/assignments/{assignment}/export").text == export_before
+        assert client.get(f"{base}/affinity").json()["id"] == runs_before["id"]  # none half-written
+        rerun = client.post(f"{base}/jobs/{slow['id']}/rerun").json()
+        finished = _job_state(client, f"{base}/jobs/{rerun['id']}", FINAL)
+        assert finished["state"] == "succeeded", finished
+        latest = client.get(f"{base}/affinity").json()
+        assert latest["config"]["method"] == "embedding"
 
-            # cancelling a running job: it ends cancelled and writes no affinity run
-            doomed = client.post(f"{base}/affinity/jobs", json={"config": EMBEDDING}).json()
-            assert (
-                _wait_state(client, f"{base}/jobs/{doomed['id']}", {"running"}, 30)["state"]
-                == "running"
-            )
-            cancel = client.post(f"{base}/jobs/{doomed['id']}/cancel")
-            assert cancel.status_code == 202 and cancel.json()["cancel_requested"] is True
-            ended = _wait_state(
-                client, f"{base}/jobs/{doomed['id']}", {"cancelled", "succeeded", "failed"}, 60
-            )
-            assert ended["state"] == "cancelled", ended
-            assert client.get(f"{base}/affinity").json()["id"] == latest["id"]
-    finally:
-        server.kill()
-        server.wait(10)
+        # cancelling a running job: it ends cancelled and writes no affinity run
+        doomed = client.post(f"{base}/affinity/jobs", json={"config": EMBEDDING}).json()
+        running = _job_state(client, f"{base}/jobs/{doomed['id']}", {"running", *FINAL})
+        assert running["state"] == "running", running
+        cancel = client.post(f"{base}/jobs/{doomed['id']}/cancel")
+        assert cancel.status_code == 202 and cancel.json()["cancel_requested"] is True
+        ended = _job_state(client, f"{base}/jobs/{doomed['id']}", FINAL)
+        assert ended["state"] == "cancelled", ended
+        assert client.get(f"{base}/affinity").json()["id"] == latest["id"]

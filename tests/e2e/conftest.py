@@ -1,31 +1,23 @@
 """End-to-end fixtures: the real service under uvicorn and Debian's Chromium via Playwright.
 
-The server runs in a background thread on a free 127.0.0.1 port with a temporary SQLite
-database and real background jobs. The browser is ``/usr/bin/chromium`` (install it with
-``tools/install-browser.sh``); Playwright never downloads a browser here. Without Chromium
-the tests skip, except under ``CI=true``, where they fail.
+The server runs in its own process (``live_server.run_server``, as for the HTTP tests) on a
+free 127.0.0.1 port with a temporary SQLite database and real background jobs. The browser
+is ``/usr/bin/chromium`` (install it with ``tools/install-browser.sh``); Playwright never
+downloads a browser here. Without Chromium the tests skip, except under ``CI=true``, where
+they fail.
 """
 
 from __future__ import annotations
 
 import os
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
+from live_server import LiveServer, run_server
 
-from .e2e_support import (
-    ARCHIVES,
-    SUBMISSIONS,
-    LiveServer,
-    sample_reviewers_zip,
-    venue200_files,
-)
+from .e2e_support import ARCHIVES, SUBMISSIONS, sample_reviewers_zip, venue200_files
 
 CHROMIUM = Path(os.environ.get("RECOMMENDER_E2E_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -48,50 +40,16 @@ def _unavailable(reason: str) -> None:
 
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    import uvicorn
-
-    from api.app import create_app
-    from reviewer_recommender.services.tokens import create_token
-    from reviewer_recommender.settings import Settings
-    from reviewer_recommender.storage.db import Database
-
     data_dir = tmp_path_factory.mktemp("e2e-service")
-    database_url = f"sqlite:///{data_dir / 'recommender.db'}"
-    settings = Settings(
-        data_dir=data_dir,
-        database_url=database_url,
+    with run_server(
+        f"sqlite:///{data_dir / 'recommender.db'}",
+        data_dir,
+        admin_name="e2e-admin",
         job_workers=2,
-        inline_jobs=False,
+        inline_jobs="false",
         max_upload_bytes=20 * 1024 * 1024,
-    )
-    app = create_app(settings)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(f"{url}/health", timeout=1).status_code == 200 and server.started:
-                break
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the service did not start within 30 s")
-        time.sleep(0.1)
-    database = Database(database_url)
-    admin = create_token(database, name="e2e-admin", role="admin")
-    database.dispose()
-    try:
-        yield LiveServer(url=url, database_url=database_url, admin_token=admin, app=app)
-    finally:
-        server.should_exit = True
-        thread.join(timeout=15)
-        sock.close()
+    ) as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,6 @@
 """Helpers shared by the e2e tests and their fixtures (kept out of conftest.py so tests can
-import them by a unique module name): the live server's tokens, a generated 200-paper venue,
-venues prepared through the API, and screenshots."""
+import them by a unique module name): a generated 200-paper venue, venues prepared through
+the API, and screenshots. The server is ``live_server.LiveServer`` (tests/support)."""
 
 from __future__ import annotations
 
@@ -9,46 +9,17 @@ import os
 import random
 import uuid
 import zipfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
+from live_server import LiveServer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOT_DIR = REPO_ROOT / "artifacts" / "screenshots"
 DOCS_SCREENSHOT_DIR = REPO_ROOT / "docs" / "screenshots"
 ARCHIVES = REPO_ROOT / "data" / "demo-reviewers" / "archives"
 SUBMISSIONS = REPO_ROOT / "data" / "iclr2026" / "submissions.json"
-
-
-@dataclass
-class LiveServer:
-    """The running service: its base URL, database URL and tokens (admin is global)."""
-
-    url: str
-    database_url: str
-    admin_token: str
-    app: Any
-
-    def token(self, role: str, venue_id: str, name: str) -> str:
-        from reviewer_recommender.services.tokens import create_token
-        from reviewer_recommender.storage.db import Database
-
-        database = Database(self.database_url)
-        try:
-            return create_token(
-                database, name=name, role=role, venue_id=venue_id, create_venue=True
-            )
-        finally:
-            database.dispose()
-
-    def client(self, token: str | None = None) -> httpx.Client:
-        return httpx.Client(
-            base_url=self.url,
-            timeout=120,
-            headers={"Authorization": f"Bearer {token or self.admin_token}"},
-        )
 
 
 def screenshot(page: Any, name: str, *, full_page: bool = True) -> Path:

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from live_server import LiveServer
 
 from .e2e_support import (
-    LiveServer,
     api_get,
     new_venue_id,
     prepare_venue,

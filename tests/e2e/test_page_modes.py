@@ -10,8 +10,9 @@ import re
 from typing import Any
 
 import pytest
+from live_server import LiveServer
 
-from .e2e_support import LiveServer, api_get, deploy, prepare_venue, screenshot
+from .e2e_support import api_get, deploy, prepare_venue, screenshot
 from .page_actions import (
     assert_console_clean,
     dialog,

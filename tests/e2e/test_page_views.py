@@ -7,14 +7,13 @@ prepared through the API (fast) and the page is judged on what it shows."""
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from live_server import LiveServer
 
 from .e2e_support import (
-    LiveServer,
     api_get,
     api_post,
     deploy,
@@ -135,14 +134,13 @@ def test_names_search_and_every_pair_reachable(
         page.get_by_role("button", name="Next page of Assigned pairs").click()
     assert len(seen) == 600
 
-    # type-ahead search: accents folded, a title by two of its words, fast
+    # type-ahead search: accents folded, a title by two of its words (its speed:
+    # benchmarks/bench_search.py)
     open_tab(page, "Papers and reviewers")
     box = page.get_by_role("combobox", name="Reviewer")
-    started = time.monotonic()
     box.fill("muller")
     option = page.get_by_role("listbox", name="Reviewer suggestions").get_by_role("option").first
     expect(option).to_contain_text("Müller")
-    assert time.monotonic() - started < 3.0
     option.click()
     reviewer_view = page.get_by_test_id("reviewer-view")
     expect(reviewer_view.get_by_test_id("reviewer-load")).to_contain_text("load")

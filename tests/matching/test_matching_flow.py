@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from matching_helpers import assert_hard_constraints, random_problem
+from matching_helpers import Drawn, Randomness, assert_hard_constraints, random_problem
 
 from matching import FlowSolver, IlpSolver, Infeasible, MinScore, solve
 
@@ -34,10 +34,19 @@ def brute_force(problem) -> float | None:
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10_000), min_load=st.integers(0, 2), forced=st.integers(0, 2))
-def test_flow_equals_brute_force_with_min_loads(seed: int, min_load: int, forced: int) -> None:
+@given(data=st.data(), min_load=st.integers(0, 2), forced=st.integers(0, 2))
+def test_flow_equals_brute_force_with_min_loads(
+    data: st.DataObject, min_load: int, forced: int
+) -> None:
     problem = random_problem(
-        seed, 3, 3, demand=2, min_load=min_load, max_load=3, conflict_rate=0.2, forced_count=forced
+        Drawn(data),
+        3,
+        3,
+        demand=2,
+        min_load=min_load,
+        max_load=3,
+        conflict_rate=0.2,
+        forced_count=forced,
     )
     expected = brute_force(problem)
     if expected is None:
@@ -86,17 +95,17 @@ def test_min_score_filter_excludes_low_pairs() -> None:
 
 @settings(max_examples=20, deadline=None)
 @given(
-    seed=st.integers(0, 10_000),
+    data=st.data(),
     papers=st.integers(4, 14),
     reviewers=st.integers(3, 10),
     min_load=st.integers(0, 2),
     forced=st.integers(0, 4),
 )
 def test_flow_equals_ilp(
-    seed: int, papers: int, reviewers: int, min_load: int, forced: int
+    data: st.DataObject, papers: int, reviewers: int, min_load: int, forced: int
 ) -> None:
     problem = random_problem(
-        seed, papers, reviewers, demand=2, min_load=min_load, max_load=5, forced_count=forced
+        Drawn(data), papers, reviewers, demand=2, min_load=min_load, max_load=5, forced_count=forced
     )
     try:
         flow = FlowSolver().solve(problem)
@@ -144,7 +153,7 @@ def test_a_total_that_overflows_is_refused_in_words() -> None:
 
 
 def dense_table_problem(
-    seed: int,
+    source: int | Randomness,
     papers: int,
     reviewers: int,
     *,
@@ -154,7 +163,7 @@ def dense_table_problem(
     integer: bool,
 ):
     return random_problem(
-        seed,
+        source,
         papers,
         reviewers,
         demand=2,
@@ -168,7 +177,7 @@ def dense_table_problem(
 
 @settings(max_examples=40, deadline=None)
 @given(
-    seed=st.integers(0, 10_000),
+    data=st.data(),
     papers=st.integers(1, 25),
     reviewers=st.integers(1, 15),
     conflicts=st.booleans(),
@@ -179,19 +188,19 @@ def dense_table_problem(
     sparse=st.booleans(),
 )
 def test_certified_subset_solve_equals_the_all_pairs_solve(
-    seed, papers, reviewers, conflicts, forced, min_load, integer, k, sparse
+    data, papers, reviewers, conflicts, forced, min_load, integer, k, sparse
 ) -> None:
     """The top-candidate solve with the dual certificate (dense matrix path, complete
     table path, and sorting path) finds the optimum of the solve on every pair."""
     from matching.solvers import flow
 
     with patch.object(flow, "_DENSE_CELLS", 0 if sparse else flow._DENSE_CELLS):
-        check_certified(seed, papers, reviewers, conflicts, forced, min_load, integer, k)
+        check_certified(Drawn(data), papers, reviewers, conflicts, forced, min_load, integer, k)
 
 
-def check_certified(seed, papers, reviewers, conflicts, forced, min_load, integer, k) -> None:
+def check_certified(source, papers, reviewers, conflicts, forced, min_load, integer, k) -> None:
     problem = dense_table_problem(
-        seed,
+        source,
         papers,
         reviewers,
         conflicts=conflicts,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from matching_helpers import random_problem
@@ -65,29 +63,15 @@ def test_matching_solve_passes_the_monitor_through() -> None:
             solve(constrained, monitor=Recorder(stop_after=0))
 
 
-class StopAfter(Recorder):
-    """Says stop from the n-th poll on and records when it first did."""
-
-    def __init__(self, polls: int) -> None:
-        super().__init__(stop_after=polls)
-        self.asked_at: float | None = None
-
-    def should_stop(self) -> bool:
-        answer = super().should_stop()
-        if answer and self.asked_at is None:
-            self.asked_at = time.perf_counter()
-        return answer
-
-
 @pytest.mark.parametrize("backend", ["highs", "cbc"])
-def test_a_running_ilp_stops_within_a_second(backend: str) -> None:
+def test_a_running_ilp_stops_when_asked(backend: str) -> None:
     problem = random_problem(3, 300, 100, demand=3, min_load=1, max_load=12)
     problem = problem.with_side_constraints(MaxPerGroup(np.arange(100) % 7, 1))
-    monitor = StopAfter(polls=3)  # the solver's own checks pass; the MIP is then stopped
+    monitor = Recorder(stop_after=3)  # the solver's own checks pass; the MIP is then stopped
     with pytest.raises(SolveCancelled):
         IlpSolver(backend=backend).solve(problem, monitor=monitor, time_limit=60)
-    assert monitor.asked_at is not None
-    assert time.perf_counter() - monitor.asked_at < 1.5
+    # stopped by the first "stop", mid-solve: never asked again (how soon: bench_cancel.py)
+    assert monitor.polls == 4
 
 
 def test_ilp_reports_incumbent_and_bound_in_score_units() -> None:

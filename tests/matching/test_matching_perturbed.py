@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from matching_helpers import assert_hard_constraints, random_problem
+from matching_helpers import Drawn, assert_hard_constraints, random_problem
 from scipy.optimize import linprog
 
 from matching import (
@@ -142,19 +142,25 @@ def test_marginals_are_realized_within_statistical_tolerance() -> None:
 
 @settings(max_examples=25, deadline=None)
 @given(
-    seed=st.integers(0, 10_000),
+    data=st.data(),
+    seed=st.integers(0, 2**32 - 1),
     beta=st.sampled_from([0.05, 0.2, 0.5, 0.8, 1.0]),
     pieces=st.sampled_from([1, 3, 10]),
     shape=st.tuples(st.integers(2, 8), st.integers(3, 9)),
     integer_scores=st.booleans(),
 )
 def test_quality_ratio_is_at_least_one_minus_beta(
-    seed: int, beta: float, pieces: int, shape: tuple[int, int], integer_scores: bool
+    data: st.DataObject,
+    seed: int,
+    beta: float,
+    pieces: int,
+    shape: tuple[int, int],
+    integer_scores: bool,
 ) -> None:
     """Non-negative scores and no cap: expected quality >= (1 - beta) x optimum."""
     papers, reviewers = shape
     problem = random_problem(
-        seed,
+        Drawn(data),
         papers,
         reviewers,
         demand=2,

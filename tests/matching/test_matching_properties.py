@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from matching_helpers import assert_hard_constraints, random_problem
+from matching_helpers import Drawn, assert_hard_constraints, random_problem
 
 from matching import Infeasible, MaxPerGroup, MinScore, RequireAttribute, get_solver
 
@@ -19,7 +19,8 @@ SOLVERS = [
 @pytest.mark.parametrize(("name", "options"), SOLVERS)
 @settings(max_examples=12, deadline=None)
 @given(
-    seed=st.integers(0, 10_000),
+    data=st.data(),
+    seed=st.integers(0, 2**32 - 1),
     papers=st.integers(3, 12),
     reviewers=st.integers(3, 9),
     demand=st.integers(1, 3),
@@ -30,6 +31,7 @@ SOLVERS = [
 def test_hard_constraints_hold(
     name: str,
     options: dict,
+    data: st.DataObject,
     seed: int,
     papers: int,
     reviewers: int,
@@ -39,7 +41,13 @@ def test_hard_constraints_hold(
     threshold: float | None,
 ) -> None:
     problem = random_problem(
-        seed, papers, reviewers, demand=demand, min_load=min_load, max_load=5, forced_count=forced
+        Drawn(data),
+        papers,
+        reviewers,
+        demand=demand,
+        min_load=min_load,
+        max_load=5,
+        forced_count=forced,
     )
     if threshold is not None:
         problem = problem.with_side_constraints(MinScore(threshold))
@@ -52,12 +60,12 @@ def test_hard_constraints_hold(
 
 
 @settings(max_examples=12, deadline=None)
-@given(seed=st.integers(0, 10_000), limit=st.integers(1, 2), min_count=st.integers(0, 2))
-def test_ilp_side_constraints_hold(seed: int, limit: int, min_count: int) -> None:
-    problem = random_problem(seed, 10, 9, demand=3, min_load=1, max_load=5, forced_count=2)
-    rng = np.random.default_rng(seed)
-    groups = rng.integers(0, 4, problem.n_reviewers)
-    senior = rng.random(problem.n_reviewers) < 0.5
+@given(data=st.data(), limit=st.integers(1, 2), min_count=st.integers(0, 2))
+def test_ilp_side_constraints_hold(data: st.DataObject, limit: int, min_count: int) -> None:
+    drawn = Drawn(data)
+    problem = random_problem(drawn, 10, 9, demand=3, min_load=1, max_load=5, forced_count=2)
+    groups = drawn.integers(4, problem.n_reviewers)
+    senior = drawn.below((problem.n_reviewers,), 0.5)
     problem = problem.with_side_constraints(
         MaxPerGroup(groups=groups, limit=limit), RequireAttribute(senior, min_count=min_count)
     )

@@ -11,7 +11,7 @@ import pulp
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from matching_helpers import assert_hard_constraints
+from matching_helpers import Drawn, Randomness, assert_hard_constraints, randomness
 
 from matching import AssignmentProblem, FlowSolver, Infeasible, OptionError
 from matching.constraints import MinScore
@@ -58,7 +58,7 @@ def _lexicographic_pulp(problem: AssignmentProblem, keep: np.ndarray) -> tuple[i
 
 
 def _scenario(
-    seed: int,
+    source: int | Randomness,
     papers: int,
     reviewers: int,
     withdraw: int,
@@ -69,9 +69,9 @@ def _scenario(
     """A live optimum, then ``withdraw`` reviewers gone (their pairs no longer
     candidates, max load 0), loads capped at the live loads plus ``slack``, and ``cut``
     reviewers asking for one paper fewer than they have (so some live pairs must move)."""
-    rng = np.random.default_rng(seed)
-    scores = np.round(rng.random((papers, reviewers)), 3)
-    candidates = rng.random((papers, reviewers)) < density
+    rng = randomness(source)
+    scores = np.round(rng.uniform((papers, reviewers)), 3)
+    candidates = rng.below((papers, reviewers), density)
     demand = 2
     max_load = -(-demand * papers // reviewers) + 1
     base = AssignmentProblem.from_dense(
@@ -87,10 +87,10 @@ def _scenario(
     except Infeasible:
         return None
     loads = np.bincount(base.pair_reviewer[live.selected], minlength=reviewers)
-    gone = rng.choice(reviewers, size=withdraw, replace=False)
+    gone = rng.sample(reviewers, withdraw)
     max_loads = np.minimum(loads + slack, max_load)
     busy = np.setdiff1d(np.flatnonzero(loads > 0), gone)
-    lowered = rng.choice(busy, size=min(cut, len(busy)), replace=False)
+    lowered = busy[rng.sample(len(busy), min(cut, len(busy)))]
     max_loads[lowered] = loads[lowered] - 1
     max_loads[gone] = 0
     survivors = ~np.isin(base.pair_reviewer, gone)
@@ -103,7 +103,7 @@ def _scenario(
 
 @settings(max_examples=40, deadline=None)
 @given(
-    seed=st.integers(0, 100_000),
+    data=st.data(),
     shape=st.tuples(st.integers(3, 7), st.integers(4, 8)),
     withdraw=st.integers(1, 2),
     slack=st.integers(0, 2),
@@ -111,9 +111,14 @@ def _scenario(
     cut=st.integers(0, 2),
 )
 def test_matches_an_independent_lexicographic_model(
-    seed: int, shape: tuple[int, int], withdraw: int, slack: int, density: float, cut: int
+    data: st.DataObject,
+    shape: tuple[int, int],
+    withdraw: int,
+    slack: int,
+    density: float,
+    cut: int,
 ) -> None:
-    built = _scenario(seed, *shape, withdraw, slack, density, cut)
+    built = _scenario(Drawn(data), *shape, withdraw, slack, density, cut)
     if built is None:
         return
     problem, keep = built

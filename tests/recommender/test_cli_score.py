@@ -131,9 +131,9 @@ def test_bad_score_options_are_reported(venue, tmp_path, capsys) -> None:
         "--method",
         "tfidf",
     ]
-    assert main([*base, "--scheduler", "tcp://127.0.0.1:1"]) != 0
+    assert main([*base, "--scheduler", "tcp://127.0.0.1:1"]) == 1
     assert "--scheduler needs --engine dask" in capsys.readouterr().err
-    assert main([*base, "--top-k", "0"]) != 0
+    assert main([*base, "--top-k", "0"]) == 1
     assert "--top-k must be >= 1" in capsys.readouterr().err
     assert not (tmp_path / "x.csv").exists()
     assert main([*base, "--reference-year", "2020"]) == 1
