@@ -36,7 +36,12 @@ from recommender.io import (
     read_bids,
     read_pair_constraints,
 )
-from reviewer_recommender.services.ids import check_reviewers, check_submissions, text_problem
+from reviewer_recommender.services.ids import (
+    check_reviewers,
+    check_submissions,
+    refuse_stored_lookalikes,
+    text_problem,
+)
 from reviewer_recommender.storage.models import Bid, Conflict, Pin, ReviewerRow, SubmissionRow
 from reviewer_recommender.storage.repository import (
     audit,
@@ -71,6 +76,7 @@ def _store_reviewers(
     session: Session, venue_id: str, actor: str, reviewers: tuple[Reviewer, ...], source: str
 ) -> UploadResult:
     check_reviewers(reviewers, source)
+    refuse_stored_lookalikes(session, venue_id, "reviewer", [r.id for r in reviewers], source)
     rows = [reviewer_to_row(venue_id, r) for r in reviewers]
     return _store(session, venue_id, actor, ReviewerRow, rows, "reviewers.upload", source)
 
@@ -79,6 +85,7 @@ def _store_submissions(
     session: Session, venue_id: str, actor: str, submissions: tuple[Submission, ...], source: str
 ) -> UploadResult:
     check_submissions(submissions, source)
+    refuse_stored_lookalikes(session, venue_id, "submission", [s.id for s in submissions], source)
     rows = [submission_to_row(venue_id, s) for s in submissions]
     return _store(session, venue_id, actor, SubmissionRow, rows, "submissions.upload", source)
 

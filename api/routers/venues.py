@@ -16,6 +16,7 @@ from api.page_schemas import CapacityOut
 from api.schemas import AuditOut, MeOut, Page, TokenIn, TokenInfoOut, TokenOut, VenueIn, VenueOut
 from reviewer_recommender.services.audit_text import named_ids
 from reviewer_recommender.services.capacity import capacity_check, solve_defaults
+from reviewer_recommender.services.ids import refuse_venue_lookalike
 from reviewer_recommender.services.params import AssignmentIn
 from reviewer_recommender.services.tokens import (
     Principal,
@@ -84,6 +85,7 @@ def create_venue(body: VenueIn, principal: Admin, session: SessionDep) -> VenueO
     """Create a venue (global admin only)."""
     if session.get(Venue, body.id) is not None:
         raise ApiError(409, "venue_exists", f"venue {body.id!r} already exists")
+    refuse_venue_lookalike(session, body.id)
     venue = Venue(id=body.id, name=body.name or body.id)
     session.add(venue)
     session.flush()

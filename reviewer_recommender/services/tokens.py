@@ -22,8 +22,8 @@ from typing import overload
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from reviewer_recommender.errors import Forbidden, NotFound, Unauthenticated
-from reviewer_recommender.services.ids import venue_id_problem
+from reviewer_recommender.errors import Forbidden, NotFound, StateConflict, Unauthenticated
+from reviewer_recommender.services.ids import refuse_venue_lookalike, venue_id_problem
 from reviewer_recommender.settings import Settings
 from reviewer_recommender.storage.db import Database, migrate
 from reviewer_recommender.storage.models import ApiToken, Venue, utcnow
@@ -125,6 +125,10 @@ def create_token(
                     f"venue {venue_id!r} does not exist; check the id, or create it "
                     "(--create-venue on the command line, POST /venues in the API)"
                 )
+            try:
+                refuse_venue_lookalike(session, venue_id)
+            except StateConflict as conflict:
+                raise TokenError(str(conflict.detail)) from conflict
             session.add(Venue(id=venue_id, name=venue_id))
             session.flush()
         session.add(
