@@ -1,7 +1,8 @@
 """FastAPI application factory: ``create_app(settings)``.
 
 Startup (lifespan): connect, run migrations, mark jobs of a dead process interrupted, start
-the job runner. Shutdown: cancel running jobs and close the pool.
+the job runner. Shutdown: cancel running jobs and close the pool. Every response carries the
+security headers of :mod:`api.security_headers`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.types import ASGIApp
 
 from api.body_limit import MULTIPART_OVERHEAD_BYTES, BodySizeLimit, takes_large_body
 from api.errors import install_error_handlers
@@ -31,11 +33,25 @@ from api.routers import (
     site,
     venues,
 )
+from api.security_headers import SecurityHeaders
 from reviewer_recommender.jobs.handlers import job_handlers
 from reviewer_recommender.jobs.runner import JobRunner
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.settings import Settings
 from reviewer_recommender.storage.db import Database, migrate
+
+
+class Service(FastAPI):
+    """The FastAPI application with :class:`api.security_headers.SecurityHeaders` around
+    everything, Starlette's error middleware included (so a 500 carries the headers too)."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        docs_paths = [
+            path
+            for path in (self.docs_url, self.swagger_ui_oauth2_redirect_url, self.redoc_url)
+            if path
+        ]
+        return SecurityHeaders(super().build_middleware_stack(), docs_paths=docs_paths)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -73,7 +89,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             runner.stop()
             database.dispose()
 
-    app = FastAPI(
+    app = Service(
         title="Reviewer recommender",
         version="0.1.0",
         description=(

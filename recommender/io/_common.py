@@ -13,6 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from recommender.corpus import InputError, Problem, Publication
+from recommender.ids import (
+    id_problem,
+    id_refusal,
+    lookalike_key,
+    lookalike_message,
+    shown,
+    trim_id,
+    trim_person_id,
+)
 from recommender.io.safe_csv import unescape_cell
 
 # Reports stop growing past this many problems per input: a chair fixes the first few
@@ -105,8 +114,78 @@ def clean_text(value: str) -> str:
 
 
 def clean_reviewer_id(value: str) -> str:
-    """Reviewer ids are compared without OpenReview's leading ``~``."""
-    return value.strip().lstrip("~").strip()
+    """Reviewer ids are compared without OpenReview's leading ``~`` (and without the spaces
+    and tabs around them; nothing else is changed: see :mod:`recommender.ids`)."""
+    return trim_person_id(value)
+
+
+def clean_id(value: str) -> str:
+    """An id without the spaces and tabs around it; nothing else is changed."""
+    return trim_id(value)
+
+
+def take_id(
+    value: str,
+    where: tuple[str, int | None],
+    field: str | None,
+    log: ProblemLog,
+    *,
+    kind: str,
+    person: bool = False,
+    label: str | None = None,
+) -> str | None:
+    """``value`` as an id of ``kind`` (``person``: a reviewer's or author's, without
+    OpenReview's ``~``): ``""`` when empty (for the caller to word), ``None`` after logging
+    why the id policy (:func:`recommender.ids.id_refusal`) refuses it; ``label`` names a
+    record that has no line (``"record 2"`` of a JSON list)."""
+    identifier = trim_person_id(value) if person else trim_id(value)
+    if not identifier:
+        return ""
+    if label is not None:  # a record of a JSON list: named by its position
+        fragment = id_problem(identifier)
+        problem = fragment and f"{kind} {shown(identifier)} ({label}): the id {fragment}"
+    else:
+        problem = id_refusal(kind, identifier)
+    if problem is not None:
+        log.add(where[0], where[1], field, problem)
+        return None
+    return identifier
+
+
+class Lookalikes:
+    """Refuses, in one file, a second id that displays like an earlier one of the same kind
+    (:func:`recommender.ids.lookalike_key`), naming both and where the first was."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        self._first: dict[str, tuple[str, str]] = {}
+
+    def check(
+        self,
+        identifier: str,
+        where: tuple[str, int | None],
+        field: str | None,
+        log: ProblemLog,
+        here: str | None = None,
+    ) -> bool:
+        """False (and a logged problem) when ``identifier`` looks like another id seen
+        before; ``here``: how to name this place later (default: its line)."""
+        key = lookalike_key(identifier)
+        seen = self._first.get(key)
+        if seen is None:
+            self._first[key] = (identifier, here or _place(where))
+            return True
+        first, first_where = seen
+        if first == identifier:
+            return True
+        log.add(
+            where[0], where[1], field, lookalike_message(self.kind, first, identifier, first_where)
+        )
+        return False
+
+
+def _place(where: tuple[str, int | None]) -> str:
+    return f"line {where[1]}" if where[1] is not None else where[0]
 
 
 def unwrap(value: Any) -> Any:
@@ -156,9 +235,16 @@ def parse_year(
 
 
 def parse_name_list(
-    value: Any, where: tuple[str, int | None], field: str, log: ProblemLog
+    value: Any,
+    where: tuple[str, int | None],
+    field: str,
+    log: ProblemLog,
+    *,
+    ids: bool = False,
 ) -> tuple[str, ...]:
-    """Names from a list (of strings or ``{"name": ...}``) or a ``;``-separated string."""
+    """Names from a list (of strings or ``{"name": ...}``) or a ``;``-separated string;
+    ``ids``: the items are ids, kept as given (only their padding dropped) for the id policy
+    to judge, where names get their whitespace collapsed."""
     value = unwrap(value)
     if value is None:
         return ()
@@ -174,7 +260,7 @@ def parse_name_list(
         if isinstance(item, dict):
             item = item.get("name")
         if isinstance(item, str):
-            cleaned = clean_text(item)
+            cleaned = trim_id(item) if ids else clean_text(item)
             if cleaned:
                 names.append(cleaned)
         elif item is not None:
@@ -228,15 +314,17 @@ def parse_publication(
         year = parse_year(content.get("year"), where, f"{field_prefix}year", log)
     authors = parse_name_list(content.get("authors"), where, f"{field_prefix}authors", log)
     raw_id = record.get("id")
+    pub_id: str | None = ""
     if raw_id is not None and not isinstance(raw_id, str | int):
         log.add(where[0], where[1], f"{field_prefix}id", "expected a string id")
+    elif raw_id is not None:
+        pub_id = take_id(str(raw_id), where, f"{field_prefix}id", log, kind="publication")
     if not title and not abstract:
         log.add(
             where[0], where[1], f"{field_prefix}title", "publication has neither title nor abstract"
         )
-    if len(log.problems) != count_before:
+    if len(log.problems) != count_before or pub_id is None:
         return None
-    pub_id = clean_text(str(raw_id)) if raw_id is not None else ""
     return Publication(
         id=pub_id or stable_publication_id(title, abstract, year),
         title=title,

@@ -2,7 +2,9 @@
 
 Decisions worth knowing:
 
-- Reviewer ids never keep OpenReview's leading ``~`` (``~Jane_Doe1.jsonl`` -> ``Jane_Doe1``).
+- Reviewer ids never keep OpenReview's leading ``~`` (``~Jane_Doe1.jsonl`` -> ``Jane_Doe1``);
+  otherwise every id is taken as given or refused (:mod:`recommender.ids`), and a reviewer id
+  that displays like another one of the same file is refused too.
 - An empty archive is a reviewer with no publications: allowed, so a chair still sees them
   (their affinities are simply zero).
 - A publication with neither title nor abstract is a problem: it has no text to profile.
@@ -25,9 +27,9 @@ from typing import Any
 from recommender.corpus import InputError, Problem, Publication, Reviewer
 from recommender.io._common import (
     CsvTable,
+    Lookalikes,
     ProblemLog,
     add_publication,
-    clean_reviewer_id,
     clean_text,
     decode_utf8,
     is_missing,
@@ -37,6 +39,7 @@ from recommender.io._common import (
     parse_year,
     read_source,
     stable_publication_id,
+    take_id,
     text_field,
 )
 from recommender.io.archives import (
@@ -100,11 +103,15 @@ def _parse_archives(
     log = ProblemLog()
     reviewers: dict[str, Reviewer] = {}
     source_of: dict[str, str] = {}
+    lookalikes = Lookalikes("reviewer")
     for file_name, content, base_name in files:
         stem = base_name.removesuffix(".jsonl")
-        reviewer_id = clean_reviewer_id(stem)
-        if not reviewer_id:
+        reviewer_id = take_id(stem, (file_name, None), None, log, kind="reviewer", person=True)
+        if reviewer_id == "":
             log.add(file_name, None, None, "file name gives no reviewer id")
+        if not reviewer_id:
+            continue
+        if not lookalikes.check(reviewer_id, (file_name, None), None, log):
             continue
         if reviewer_id in source_of:
             log.add(
@@ -178,10 +185,14 @@ def read_reviewers_csv(
             reviewers_readable = True
             extra_columns = [c for c in table.columns if c not in _REVIEWER_CSV_FIELDS]
             first_line: dict[str, int] = {}
+            lookalikes = Lookalikes("reviewer")
             for line, row in table.rows:
-                reviewer_id = clean_reviewer_id(row["id"])
-                if not reviewer_id:
+                reviewer_id = take_id(
+                    row["id"], (name, line), "id", log, kind="reviewer", person=True
+                )
+                if reviewer_id == "":
                     log.add(name, line, "id", "empty reviewer id")
+                if not reviewer_id or not lookalikes.check(reviewer_id, (name, line), "id", log):
                     continue
                 if reviewer_id in first_line:
                     log.add(
@@ -243,11 +254,14 @@ def _read_publications_csv(
         return
     for line, row in table.rows:
         where = (name, line)
-        reviewer_id = clean_reviewer_id(row["reviewer_id"])
         count_before = len(log.problems)
-        if not reviewer_id:
+        reviewer_id = take_id(
+            row["reviewer_id"], where, "reviewer_id", log, kind="reviewer", person=True
+        )
+        publication_id = take_id(row.get("id", ""), where, "id", log, kind="publication")
+        if reviewer_id == "":
             log.add(name, line, "reviewer_id", "empty reviewer id")
-        elif check_reviewer_ids and reviewer_id not in reviewer_rows:
+        elif reviewer_id is not None and check_reviewer_ids and reviewer_id not in reviewer_rows:
             log.add(
                 name, line, "reviewer_id", f"unknown reviewer {reviewer_id!r} (not in reviewers)"
             )
@@ -262,7 +276,7 @@ def _read_publications_csv(
         if len(log.problems) != count_before or reviewer_id not in reviewer_rows:
             continue
         publication = Publication(
-            id=clean_text(row.get("id", "")) or stable_publication_id(title, abstract, year),
+            id=publication_id or stable_publication_id(title, abstract, year),
             title=title,
             abstract=abstract,
             year=year,
@@ -305,12 +319,17 @@ def read_reviewers_json(
         elif not is_missing(value):
             log.add(display, None, None, "expected a JSON list of reviewer objects")
     reviewers: dict[str, Reviewer] = {}
-    for line, prefix, record in records:
-        reviewer = _parse_reviewer_object(display, line, prefix, record, log)
+    lookalikes = Lookalikes("reviewer")
+    for position, (line, prefix, record) in enumerate(records, start=1):
+        label = None if line is not None else f"record {position}"
+        reviewer = _parse_reviewer_object(display, line, prefix, record, log, label)
         if reviewer is None:
             continue
         if reviewer.id in reviewers:
             log.add(display, line, f"{prefix}id", f"duplicate reviewer id {reviewer.id!r}")
+            continue
+        here = f"line {line}" if line is not None else f"record {prefix.rstrip('.')}"
+        if not lookalikes.check(reviewer.id, (display, line), f"{prefix}id", log, here):
             continue
         reviewers[reviewer.id] = reviewer
     if not records and not log:
@@ -320,7 +339,12 @@ def read_reviewers_json(
 
 
 def _parse_reviewer_object(
-    name: str, line: int | None, prefix: str, record: Any, log: ProblemLog
+    name: str,
+    line: int | None,
+    prefix: str,
+    record: Any,
+    log: ProblemLog,
+    label: str | None = None,
 ) -> Reviewer | None:
     where = (name, line)
     if not isinstance(record, dict):
@@ -328,8 +352,12 @@ def _parse_reviewer_object(
         return None
     count_before = len(log.problems)
     raw_id = record.get("id")
-    reviewer_id = clean_reviewer_id(str(raw_id)) if isinstance(raw_id, str | int) else ""
-    if not reviewer_id:
+    reviewer_id = (
+        take_id(str(raw_id), where, f"{prefix}id", log, kind="reviewer", person=True, label=label)
+        if isinstance(raw_id, str | int)
+        else ""
+    )
+    if reviewer_id == "":
         log.add(name, line, f"{prefix}id", "missing or empty reviewer id")
     fields = {
         key: text_field(record, key, where, log, f"{prefix}{key}")
@@ -355,11 +383,11 @@ def _parse_reviewer_object(
         for index, item in enumerate(raw_publications):
             field_prefix = f"{prefix}publications[{index}]."
             publication = parse_publication(item, where, log, field_prefix)
-            if publication is not None:
+            if publication is not None and reviewer_id is not None:
                 add_publication(
                     publications, publication, where, reviewer_id, log, f"{field_prefix}id"
                 )
-    if len(log.problems) != count_before:
+    if len(log.problems) != count_before or reviewer_id is None:
         return None
     return Reviewer(
         id=reviewer_id,

@@ -21,7 +21,8 @@ import numpy.typing as npt
 import pandas as pd
 
 from recommender.corpus import InputError, Problem
-from recommender.io._common import ProblemLog, clean_reviewer_id, clean_text, decode_utf8
+from recommender.ids import id_refusal, lookalike_groups, lookalike_message
+from recommender.io._common import ProblemLog, clean_id, clean_reviewer_id, decode_utf8
 from recommender.io.safe_csv import unescape_cell
 
 IntArray = npt.NDArray[np.int64]
@@ -87,10 +88,14 @@ class ScoreTable:
         line_of: Callable[[int], int | None] | None = None,
         allow_empty: bool = False,
         unescape: bool = False,
+        id_policy: bool = False,
     ) -> ScoreTable:
         """Validate parallel columns (n_rows,) and build the canonical table.
 
-        Ids are stripped of surrounding whitespace (reviewer ids also of OpenReview's ``~``).
+        Ids lose the spaces and tabs around them (reviewer ids also OpenReview's ``~``),
+        nothing else. ``id_policy`` (ids read from a file): every id must pass
+        :func:`recommender.ids.id_problem`, and two ids of one column must not display alike;
+        otherwise (ids already stored) only control characters are refused.
         Raises :class:`InputError` for an empty table (unless ``allow_empty``), an empty id,
         a score that is not a finite number within ``MAX_ABS_SCORE``, or a pair listed twice;
         ``line_of(row)`` turns a row number into the file line named in the message.
@@ -110,11 +115,11 @@ class ScoreTable:
             raise InputError(
                 [Problem(source, None, None, "no score rows: there is no pair to assign")]
             )
-        clean_paper = _after_unescape(clean_text) if unescape else clean_text
+        clean_paper = _after_unescape(clean_id) if unescape else clean_id
         clean_reviewer = _after_unescape(clean_reviewer_id) if unescape else clean_reviewer_id
-        paper_codes, paper_list = _encode(papers, clean_paper, source, "paper_id", where)
+        paper_codes, paper_list = _encode(papers, clean_paper, source, "paper_id", where, id_policy)
         reviewer_codes, reviewer_list = _encode(
-            reviewers, clean_reviewer, source, "reviewer_id", where
+            reviewers, clean_reviewer, source, "reviewer_id", where, id_policy
         )
         if values.dtype.kind not in "fiu":
             numeric = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(np.float64)
@@ -256,6 +261,7 @@ def read_scores(path: str | Path, name: str | None = None) -> ScoreTable:
         source=display,
         line_of=line_of,
         unescape=True,
+        id_policy=True,
     )
 
 
@@ -382,8 +388,11 @@ def _encode(
     source: str,
     field: str,
     where: Callable[[int], int | None],
+    id_policy: bool = False,
 ) -> tuple[IntArray, tuple[str, ...]]:
-    """Sorted unique cleaned ids and each row's code; InputError for an empty id."""
+    """Sorted unique cleaned ids and each row's code; InputError for an empty id, one with
+    a control character, and (``id_policy``) one the id policy refuses or two that display
+    alike (checked once per distinct id)."""
     codes, uniques = pd.factorize(raw, use_na_sentinel=True)
     cleaned = [clean(str(u)) for u in uniques]
     empty = [i for i, c in enumerate(cleaned) if not c]
@@ -396,14 +405,51 @@ def _encode(
             [Problem(source, where(row), field, f"empty {field.removesuffix('_id')} id")]
         )
     control = [i for i, c in enumerate(cleaned) if CONTROL_CHARACTERS.search(c)]
-    if control:
+    if control and not id_policy:
         row = int(np.flatnonzero(np.isin(codes, control))[0])
         shown = cleaned[control[0]]
         raise InputError([Problem(source, where(row), field, f"control character in id {shown!r}")])
+    if id_policy:
+        _check_id_policy(cleaned, codes, source, field, where)
     ordered = sorted(set(cleaned))
     position = {value: i for i, value in enumerate(ordered)}
     remap = np.fromiter((position[c] for c in cleaned), dtype=np.int64, count=len(cleaned))
     return remap[codes], tuple(ordered)
+
+
+def _check_id_policy(
+    cleaned: list[str],
+    codes: IntArray,
+    source: str,
+    field: str,
+    where: Callable[[int], int | None],
+) -> None:
+    """Every distinct id of a column read from a file against :mod:`recommender.ids`: the
+    first few refusals, each at the first row holding the id."""
+    kind = field.removesuffix("_id")
+    log = ProblemLog()
+
+    def first_row(index: int) -> int | None:
+        return where(int(np.flatnonzero(codes == index)[0]))
+
+    for index, identifier in enumerate(cleaned):
+        problem = id_refusal(kind, identifier)
+        if problem is not None:
+            log.add(source, first_row(index), field, problem)
+            if len(log.problems) >= 10:
+                break
+    if not log:
+        index_of = {identifier: index for index, identifier in enumerate(cleaned)}
+        for group in lookalike_groups(cleaned)[:10]:
+            first_line = first_row(index_of[group[0]])
+            for other in group[1:]:
+                log.add(
+                    source,
+                    first_row(index_of[other]),
+                    field,
+                    lookalike_message(kind, group[0], other, f"line {first_line}"),
+                )
+    log.raise_if_any()
 
 
 def _is_nan_text(values: npt.NDArray[np.object_]) -> npt.NDArray[np.bool_]:

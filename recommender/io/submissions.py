@@ -5,6 +5,9 @@ or ``~`` profile ids) fill ``author_emails`` and ``author_ids``; ``author_affili
 (or ``affiliations``) fills ``author_affiliations``. CSV columns: ``id``, ``title``,
 ``abstract``, optional ``authors``, ``author_emails``, ``author_ids``,
 ``author_affiliations`` (all ``;``-separated) and ``source``; other columns are ignored.
+Submission ids and authors' profile ids are taken as given or refused
+(:mod:`recommender.ids`); a submission id that displays like another one of the same file is
+refused too.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ from recommender.corpus import Submission
 from recommender.io._common import (
     _MISSING,
     CsvTable,
+    Lookalikes,
     ProblemLog,
-    clean_reviewer_id,
+    clean_id,
     clean_text,
     decode_utf8,
     is_missing,
@@ -25,6 +29,7 @@ from recommender.io._common import (
     load_json,
     parse_name_list,
     read_source,
+    take_id,
     text_field,
     unwrap,
 )
@@ -73,8 +78,10 @@ def _from_json(name: str, text: str, one_per_line: bool, log: ProblemLog) -> tup
             log.add(name, None, None, "expected a JSON object (id -> submission) or a list")
     submissions: list[Submission] = []
     first_seen: dict[str, str] = {}
-    for line, prefix, key, record in records:
-        submission = _parse_record(name, line, prefix, key, record, log)
+    lookalikes = Lookalikes("submission")
+    for position, (line, prefix, key, record) in enumerate(records, start=1):
+        label = None if line is not None else f"record {position}"
+        submission = _parse_record(name, line, prefix, key, record, log, label)
         if submission is None:
             continue
         here = f"line {line}" if line is not None else f"record {prefix.rstrip('.')}"
@@ -86,13 +93,21 @@ def _from_json(name: str, text: str, one_per_line: bool, log: ProblemLog) -> tup
                 f"duplicate submission id {submission.id!r} (first at {first_seen[submission.id]})",
             )
             continue
+        if not lookalikes.check(submission.id, (name, line), f"{prefix}id", log, here):
+            continue
         first_seen[submission.id] = here
         submissions.append(submission)
     return tuple(submissions)
 
 
 def _parse_record(
-    name: str, line: int | None, prefix: str, key: str | None, record: Any, log: ProblemLog
+    name: str,
+    line: int | None,
+    prefix: str,
+    key: str | None,
+    record: Any,
+    log: ProblemLog,
+    label: str | None = None,
 ) -> Submission | None:
     where = (name, line)
     if not isinstance(record, dict):
@@ -106,30 +121,41 @@ def _parse_record(
         return None
     count_before = len(log.problems)
     raw_id = unwrap(record.get("id"))
-    record_id = clean_text(str(raw_id)) if isinstance(raw_id, str | int) else ""
+    record_id = (
+        take_id(str(raw_id), where, f"{prefix}id", log, kind="submission", label=label)
+        if isinstance(raw_id, str | int)
+        else ""
+    )
     if key is not None:
-        if record_id and record_id != clean_text(key):
+        key_id = take_id(
+            key, where, prefix.rstrip(".") or None, log, kind="submission", label=label
+        )
+        if record_id and key_id and record_id != key_id:
             log.add(name, line, f"{prefix}id", f"id {record_id!r} differs from its key {key!r}")
-        record_id = clean_text(key)
-    if not record_id:
+        record_id = key_id
+    if record_id == "":
         log.add(name, line, f"{prefix}id", "missing or empty submission id")
     title = text_field(content, "title", where, log, f"{prefix}title")
     abstract = text_field(content, "abstract", where, log, f"{prefix}abstract")
     if not title and not abstract:
         log.add(name, line, f"{prefix}title", "submission has neither title nor abstract")
     authors = parse_name_list(content.get("authors"), where, f"{prefix}authors", log)
-    author_ids = parse_name_list(content.get("authorids"), where, f"{prefix}authorids", log)
+    author_ids = parse_name_list(
+        content.get("authorids"), where, f"{prefix}authorids", log, ids=True
+    )
     explicit_emails = parse_name_list(
-        content.get("author_emails"), where, f"{prefix}author_emails", log
+        content.get("author_emails"), where, f"{prefix}author_emails", log, ids=True
     )
     affiliation_key = "author_affiliations" if "author_affiliations" in content else "affiliations"
     affiliations = parse_name_list(
         content.get(affiliation_key), where, f"{prefix}{affiliation_key}", log
     )
     source = text_field(content, "source", where, log, f"{prefix}source")
-    if len(log.problems) != count_before:
+    emails, profile_ids = _split_author_ids(
+        (*author_ids, *explicit_emails), where, f"{prefix}authorids", log
+    )
+    if len(log.problems) != count_before or not record_id:
         return None
-    emails, profile_ids = _split_author_ids((*author_ids, *explicit_emails))
     return Submission(
         id=record_id,
         title=title,
@@ -142,15 +168,21 @@ def _parse_record(
     )
 
 
-def _split_author_ids(values: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """OpenReview ``authorids`` mix emails and ``~Profile_Id1`` s; separate them."""
+def _split_author_ids(
+    values: tuple[str, ...], where: tuple[str, int | None], field: str, log: ProblemLog
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """OpenReview ``authorids`` mix emails and ``~Profile_Id1`` s; separate them. Both are
+    ids (conflicts match them against reviewers'): the id policy refuses what it refuses."""
     emails: dict[str, None] = {}
     profile_ids: dict[str, None] = {}
     for value in values:
-        if "@" in value:
-            emails[value.strip().casefold()] = None
-        elif clean_reviewer_id(value):
-            profile_ids[clean_reviewer_id(value)] = None
+        author_id = take_id(value, where, field, log, kind="author", person="@" not in value)
+        if not author_id:
+            continue
+        if "@" in author_id:
+            emails[author_id.casefold()] = None
+        else:
+            profile_ids[author_id] = None
     return tuple(emails), tuple(profile_ids)
 
 
@@ -163,14 +195,17 @@ def _from_csv(name: str, text: str, log: ProblemLog) -> tuple[Submission, ...]:
         return ()
     submissions: list[Submission] = []
     first_line: dict[str, int] = {}
+    lookalikes = Lookalikes("submission")
     for line, row in table.rows:
-        submission_id = clean_text(row["id"])
+        submission_id = take_id(row["id"], (name, line), "id", log, kind="submission")
         title = clean_text(row.get("title", ""))
         abstract = clean_text(row.get("abstract", ""))
-        bad = False
-        if not submission_id:
+        bad = submission_id is None
+        if submission_id == "":
             log.add(name, line, "id", "empty submission id")
             bad = True
+        elif submission_id is None:
+            pass
         elif submission_id in first_line:
             log.add(
                 name,
@@ -180,15 +215,24 @@ def _from_csv(name: str, text: str, log: ProblemLog) -> tuple[Submission, ...]:
                 f"{first_line[submission_id]})",
             )
             bad = True
+        elif not lookalikes.check(submission_id, (name, line), "id", log):
+            bad = True
         if not title and not abstract:
             log.add(name, line, "title", "submission has neither title nor abstract")
             bad = True
-        if bad:
+        count_before = len(log.problems)
+        emails, profile_ids = _split_author_ids(
+            (
+                *_split_cell(row, "author_emails", ids=True),
+                *_split_cell(row, "author_ids", ids=True),
+            ),
+            (name, line),
+            "author_ids",
+            log,
+        )
+        if bad or submission_id is None or len(log.problems) != count_before:
             continue
         first_line[submission_id] = line
-        emails, profile_ids = _split_author_ids(
-            (*_split_cell(row, "author_emails"), *_split_cell(row, "author_ids"))
-        )
         submissions.append(
             Submission(
                 id=submission_id,
@@ -204,6 +248,8 @@ def _from_csv(name: str, text: str, log: ProblemLog) -> tuple[Submission, ...]:
     return tuple(submissions)
 
 
-def _split_cell(row: dict[str, str], column: str) -> tuple[str, ...]:
-    """A ``;``-separated CSV cell as cleaned, non-empty items (absent column -> ``()``)."""
-    return tuple(item for item in (clean_text(x) for x in row.get(column, "").split(";")) if item)
+def _split_cell(row: dict[str, str], column: str, *, ids: bool = False) -> tuple[str, ...]:
+    """A ``;``-separated CSV cell as cleaned, non-empty items (absent column -> ``()``);
+    ``ids``: only their padding dropped (the id policy judges the rest)."""
+    clean = clean_id if ids else clean_text
+    return tuple(item for item in (clean(x) for x in row.get(column, "").split(";")) if item)

@@ -23,15 +23,17 @@ import pandas as pd
 
 from recommender.bids import declares_conflict, parse_bid
 from recommender.corpus import InputError
+from recommender.ids import id_problem, id_refusal
 from recommender.io._common import (
     ProblemLog,
+    clean_id,
     clean_reviewer_id,
     clean_text,
     decode_utf8,
     read_source,
+    take_id,
 )
 from recommender.io.safe_csv import unescape_cell
-from recommender.io.scores import CONTROL_CHARACTERS
 
 _Value = TypeVar("_Value")
 
@@ -154,7 +156,7 @@ def read_demand(
         name,
         [_PAPER_ALIASES, ("demand", "reviewers", "reviewers_per_paper", "count", "quota")],
     )
-    demand, first_line = _counts_by_id(display, rows, log, "paper_id", "demand", clean_text)
+    demand, first_line = _counts_by_id(display, rows, log, "paper_id", "demand", clean_id)
     frame = pd.DataFrame(list(demand.items()), columns=["paper_id", "demand"])
     frame = frame.astype({"demand": "int64"})
     return _with_lines(frame, first_line.values(), with_lines)
@@ -215,12 +217,12 @@ def read_reviewer_ids(
     display, rows, log = _rows(source, name, [_REVIEWER_ALIASES])
     first_line: dict[str, int] = {}
     for line, (cell,) in rows:
-        reviewer_id = clean_reviewer_id(cell)
-        if not reviewer_id:
+        reviewer_id = take_id(
+            cell, (display, line), "reviewer_id", log, kind="reviewer", person=True
+        )
+        if reviewer_id == "":
             log.add(display, line, "reviewer_id", "empty reviewer id")
-        elif CONTROL_CHARACTERS.search(reviewer_id):
-            log.add(display, line, "reviewer_id", f"control character in id {reviewer_id!r}")
-        else:
+        elif reviewer_id is not None:
             first_line.setdefault(reviewer_id, line)
     if not first_line and not log:
         log.add(display, None, None, "no reviewer id in the file")
@@ -262,10 +264,11 @@ def _counts_by_id(
     for line, (id_cell, count_cell) in rows:
         item_id = clean(id_cell)
         cell = count_cell.strip()
+        problem = id_refusal(what, item_id) if item_id else None
         if not item_id:
             log.add(display, line, id_field, f"empty {what} id")
-        elif CONTROL_CHARACTERS.search(item_id):
-            log.add(display, line, id_field, f"control character in id {item_id!r}")
+        elif problem is not None:
+            log.add(display, line, id_field, problem)
             continue
         if not (cell.isascii() and cell.isdigit()):
             log.add(
@@ -359,10 +362,10 @@ def _fast_text(
 ) -> npt.NDArray[np.object_] | None:
     """``clean`` applied to every cell (once per distinct cell, after undoing our exports'
     spreadsheet escaping as the row-by-row path does); None when a cleaned id is empty or
-    holds a control character."""
+    refused by the id policy (the row-by-row path names the line)."""
     codes, uniques = pd.factorize(raw)
     cleaned = np.array([clean(unescape_cell(str(u))) for u in uniques], dtype=object)
-    if any(not c or CONTROL_CHARACTERS.search(c) for c in cleaned):
+    if any(not c or id_problem(c) is not None for c in cleaned):
         return None
     return cleaned[codes]
 
@@ -370,7 +373,7 @@ def _fast_text(
 def _fast_constraints(
     cells: list[npt.NDArray[np.object_]], lines: npt.NDArray[np.int64]
 ) -> pd.DataFrame | None:
-    papers = _fast_text(cells[0], clean_text)
+    papers = _fast_text(cells[0], clean_id)
     reviewers = _fast_text(cells[1], clean_reviewer_id)
     codes, uniques = pd.factorize(cells[2])
     numbers = [_number(unescape_cell(str(u))) for u in uniques]
@@ -389,7 +392,7 @@ def _fast_constraints(
 def _fast_bids(
     cells: list[npt.NDArray[np.object_]], lines: npt.NDArray[np.int64]
 ) -> pd.DataFrame | None:
-    papers = _fast_text(cells[0], clean_text)
+    papers = _fast_text(cells[0], clean_id)
     reviewers = _fast_text(cells[1], clean_reviewer_id)
     codes, uniques = pd.factorize(cells[2])
     labels = [clean_text(unescape_cell(str(u))) for u in uniques]
@@ -489,18 +492,15 @@ def _rows(
 def _pair(
     name: str, line: int, paper_cell: str, reviewer_cell: str, log: ProblemLog
 ) -> tuple[str, str] | None:
-    paper_id = clean_text(paper_cell)
-    reviewer_id = clean_reviewer_id(reviewer_cell)
-    if not paper_id:
+    paper_id = take_id(paper_cell, (name, line), "paper_id", log, kind="paper")
+    reviewer_id = take_id(
+        reviewer_cell, (name, line), "reviewer_id", log, kind="reviewer", person=True
+    )
+    if paper_id == "":
         log.add(name, line, "paper_id", "empty paper id")
-    if not reviewer_id:
+    if reviewer_id == "":
         log.add(name, line, "reviewer_id", "empty reviewer id")
-    damaged = False
-    for field, value in (("paper_id", paper_id), ("reviewer_id", reviewer_id)):
-        if CONTROL_CHARACTERS.search(value):
-            log.add(name, line, field, f"control character in id {value!r}")
-            damaged = True
-    return (paper_id, reviewer_id) if paper_id and reviewer_id and not damaged else None
+    return (paper_id, reviewer_id) if paper_id and reviewer_id else None
 
 
 def _number(cell: str) -> float | None:

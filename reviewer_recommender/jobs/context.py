@@ -47,7 +47,10 @@ def stamp(message: str) -> str:
 class JobContext:
     """What a handler sees: its job's id, venue and params, progress reporting, a solve
     monitor and a session factory. ``finish(session, result)`` marks success inside the
-    handler's result transaction."""
+    handler's result transaction.
+
+    ``holder_alive``: whether the server that holds the job still runs (a job's own process
+    asks its lifeline; a job on a thread of the server needs no such check)."""
 
     def __init__(
         self,
@@ -56,11 +59,15 @@ class JobContext:
         cancel: CancelFlag,
         *,
         poll_interval: float = 0.5,
+        holder_alive: Callable[[], bool] | None = None,
     ):
         self.database = database
         self.job_id = job.id
         self.venue_id = job.venue_id
         self.params = dict(job.params)
+        # the server holding the job when it started: the result commits only under it
+        self.owner = job.owner
+        self._holder_alive = holder_alive or (lambda: True)
         self._cancel = cancel
         self._poll_interval = poll_interval
         self._last_write = 0.0
@@ -146,21 +153,30 @@ class JobContext:
 
     def finish(self, session: Session, result: dict[str, Any]) -> None:
         """Mark the job succeeded in ``session`` (the result transaction); the caller commits.
-        Raises JobCancelled if a cancel arrived meanwhile, or if the job is no longer running
-        (abandoned after a cancel, or marked interrupted by a restarted server), so nothing
-        is written. The row is locked until the commit (PostgreSQL), so a cancel cannot slip
-        in between this check and the result."""
-        job = session.get(Job, self.job_id, populate_existing=True, with_for_update=True)
-        if job is None:
-            raise JobFailed("job row vanished")
-        if job.cancel_requested or self._cancel.is_set() or job.state != "running":
+        Raises JobCancelled, so that nothing is written, if a cancel arrived meanwhile, if
+        the job is no longer running (abandoned after a cancel, or marked interrupted), if
+        another server holds it now, or if its server is gone. The state moves by one
+        conditional UPDATE in this transaction, which locks the row until the commit (and on
+        SQLite the database, whose write lock the result rows already took), so neither a
+        cancel nor an interruption can slip in between this check and the result."""
+        if self._cancel.is_set() or not self._holder_alive():
             raise JobCancelled()
-        job.state = "succeeded"
-        job.progress = 1.0
-        job.stage = "done"
-        job.result = result
-        job.finished_at = utcnow()
-        job.log = [*job.log, stamp("done")][-LOG_LIMIT:]
+        moved = session.execute(
+            update(Job)
+            .where(
+                Job.id == self.job_id,
+                Job.state == "running",
+                Job.cancel_requested.is_(False),
+                Job.owner.is_(None) if self.owner is None else Job.owner == self.owner,
+            )
+            .values(
+                state="succeeded", progress=1.0, stage="done", result=result, finished_at=utcnow()
+            )
+            .execution_options(synchronize_session=False)
+        )
+        if moved.rowcount != 1:  # type: ignore[attr-defined]
+            raise JobCancelled()
+        append_log(session, self.job_id, "done")
 
 
 class JobSolveMonitor:

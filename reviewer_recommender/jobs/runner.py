@@ -1,10 +1,16 @@
 """Background jobs: a pool of workers inside the server, with all state in the database.
 
 A job row is the single source of truth: ``queued`` → ``running`` → ``succeeded`` | ``failed``
-| ``cancelled``. When the server starts, any job still ``queued`` or ``running`` belonged to a
-process that died, so it is marked ``interrupted`` (it can be re-run). A handler computes its
-result in memory and writes it, together with the final job state, in one transaction: a
-result is either fully there or not there at all.
+| ``cancelled``. A handler computes its result in memory and writes it, together with the
+final job state, in one transaction: a result is either fully there or not there at all.
+
+**Which server holds a job** (:mod:`reviewer_recommender.jobs.lease`): the runner claims each
+job it queues (the row's ``owner``, its own id) and keeps the row's ``heartbeat_at`` fresh
+while it holds it. A result commits only while the job is still ``running`` and held by that
+server (checked by the result transaction's own conditional UPDATE), and a job's process
+ends with its server, even a killed one (its lifeline pipe). When a runner starts, and every
+few seconds after, it marks ``interrupted`` (re-runnable) every unfinished job whose server is
+gone; jobs of other live servers sharing the database are left alone.
 
 **Where a handler runs** (``isolation``):
 
@@ -32,8 +38,6 @@ The final commit checks both again, so a cancelled job never writes a result.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import importlib
 import multiprocessing
 import os
 import signal
@@ -41,16 +45,14 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Literal
 
 from sqlalchemy import select, update
 
+from reviewer_recommender.jobs.child import child_main
 from reviewer_recommender.jobs.context import (
     FINAL_STATES,
-    LOG_LIMIT,
-    CancelFlag,
     Handler,
     JobCancelled,
     JobContext,
@@ -59,7 +61,14 @@ from reviewer_recommender.jobs.context import (
     append_log,
     finalize,
     run_handler,
-    stamp,
+)
+from reviewer_recommender.jobs.lease import (
+    beat,
+    claim,
+    interrupt_abandoned,
+    new_owner,
+    register,
+    unregister,
 )
 from reviewer_recommender.storage.db import Database
 from reviewer_recommender.storage.models import Job, utcnow
@@ -90,57 +99,6 @@ FORKSERVER_PRELOAD = (
 Isolation = Literal["process", "thread"]
 
 
-def load_factory(reference: str) -> Callable[..., dict[str, Handler]]:
-    """The callable named ``"package.module:function"``."""
-    module_name, _, attribute = reference.partition(":")
-    factory: Callable[..., dict[str, Handler]] = getattr(
-        importlib.import_module(module_name), attribute
-    )
-    return factory
-
-
-def _die_with_parent() -> None:
-    """Linux: be killed when the process that forked us (the fork server, which exits with
-    the server) dies, so a job never outlives a killed server."""
-    with contextlib.suppress(Exception):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
-def _child_main(
-    database_url: str,
-    job_id: int,
-    factory: str,
-    factory_args: tuple[Any, ...],
-    cancel: CancelFlag,
-    sys_path: list[str],
-    poll_interval: float,
-) -> None:
-    """A job's process: its own process group (killed as one, with any solver it starts),
-    its own database connection; records its own outcome."""
-    _die_with_parent()
-    with contextlib.suppress(OSError):
-        os.setpgid(0, 0)
-    sys.path[:] = [*sys_path, *(p for p in sys.path if p not in sys_path)]
-    database = Database(database_url)
-    try:
-        with database.session() as session:
-            job = session.get(Job, job_id)
-            if job is None or job.state != "running":
-                return
-            context = JobContext(database, job, cancel, poll_interval=poll_interval)
-            kind = job.kind
-        try:
-            handler = load_factory(factory)(*factory_args)[kind]
-        except Exception as failure:
-            detail = "".join(traceback.format_exception_only(type(failure), failure)).strip()
-            finalize(database, job_id, "failed", f"internal error: {detail}", error=detail)
-            return
-        run_handler(database, context, handler)
-    finally:
-        database.dispose()
-
-
 class JobRunner:
     """Runs job rows through registered handlers on ``workers`` workers (or inline).
 
@@ -149,6 +107,9 @@ class JobRunner:
     ``factory_args``; needed by the ``"process"`` isolation (a job's process imports it).
     ``cancel_grace``: seconds a cancelled handler may take to stop by itself before it is
     killed (process) or abandoned (thread).
+    ``heartbeat_seconds``: how often the runner says it still holds its jobs (and looks for
+    jobs of servers that are gone); ``lease_seconds``: how old a heartbeat may be before its
+    server counts as gone (the test for a server on another host).
     """
 
     def __init__(
@@ -163,6 +124,8 @@ class JobRunner:
         factory_args: tuple[Any, ...] = (),
         cancel_grace: float = 2.0,
         poll_interval: float = 0.5,
+        heartbeat_seconds: float = 5.0,
+        lease_seconds: float = 60.0,
     ):
         if isolation == "process" and handler_factory is None:
             raise ValueError("process isolation needs a handler_factory ('module:function')")
@@ -177,26 +140,29 @@ class JobRunner:
         self.factory_args = factory_args
         self.cancel_grace = cancel_grace
         self.poll_interval = poll_interval
+        self.heartbeat_seconds = heartbeat_seconds
+        self.lease_seconds = lease_seconds
+        # this server instance, as job rows name their holder
+        self.owner = new_owner()
         self._executor: ThreadPoolExecutor | None = None
         self._cancel_events: dict[int, threading.Event] = {}
         self._futures: dict[int, Future[None]] = {}
+        self._held: set[int] = set()
         self._lock = threading.Lock()
         self._mp: Any = None
+        self._stopping = threading.Event()
+        self._heartbeat: threading.Thread | None = None
 
     def start(self) -> int:
-        """Mark jobs left over by a dead process as interrupted; start the pool. Returns how
-        many jobs were marked."""
-        with self.database.session() as session:
-            stale = session.query(Job).filter(Job.state.in_(("queued", "running"))).all()
-            for job in stale:
-                job.log = [
-                    *job.log,
-                    stamp(f"interrupted: the server stopped while the job was {job.state}"),
-                ][-LOG_LIMIT:]
-                job.state = "interrupted"
-                job.stage = f"interrupted while {job.stage}"
-                job.finished_at = utcnow()
-            session.commit()
+        """Mark jobs left by servers that are gone as interrupted; start the pool and the
+        heartbeat. Returns how many jobs were marked."""
+        register(self.owner)
+        interrupted = self.interrupt_abandoned()
+        self._stopping.clear()
+        self._heartbeat = threading.Thread(
+            target=self._beat, name="recommender-job-heartbeat", daemon=True
+        )
+        self._heartbeat.start()
         if not self.inline:
             self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="recommender-job")
             if self.isolation == "process":
@@ -208,7 +174,22 @@ class JobRunner:
                     self._mp.set_forkserver_preload(list(FORKSERVER_PRELOAD))
                     # start the fork server now, off the startup path
                     threading.Thread(target=self._warm_forkserver, daemon=True).start()
-        return len(stale)
+        return interrupted
+
+    def interrupt_abandoned(self) -> int:
+        """Mark ``interrupted`` every queued or running job whose server is gone
+        (:func:`reviewer_recommender.jobs.lease.owner_gone`); returns how many."""
+        return interrupt_abandoned(self.database, self.owner, self.lease_seconds)
+
+    def _beat(self) -> None:
+        """Every ``heartbeat_seconds``: say this server still holds its jobs, and interrupt
+        the jobs of servers that are gone. A database hiccup skips a beat, nothing more."""
+        while not self._stopping.wait(self.heartbeat_seconds):
+            with self._lock:
+                held = sorted(self._held)
+            with contextlib.suppress(Exception):
+                beat(self.database, self.owner, held)
+                self.interrupt_abandoned()
 
     @staticmethod
     def _warm_forkserver() -> None:
@@ -231,12 +212,19 @@ class JobRunner:
                 future.result(timeout=max(0.0, deadline - time.monotonic()))
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
+        self._stopping.set()
+        if self._heartbeat is not None:
+            self._heartbeat.join(5)
+        unregister(self.owner)
 
     def _cancel_event(self, job_id: int) -> threading.Event:
         with self._lock:
             return self._cancel_events.setdefault(job_id, threading.Event())
 
     def submit(self, job_id: int) -> None:
+        """Claim the queued job for this server and run it (inline: now)."""
+        if not self._claim(job_id):
+            return
         if self.inline or self._executor is None:
             self._run_inline(job_id)
             return
@@ -244,6 +232,14 @@ class JobRunner:
         future = self._executor.submit(self._run, job_id)
         with self._lock:
             self._futures[job_id] = future
+
+    def _claim(self, job_id: int) -> bool:
+        """Make this server the holder of a queued job nobody else holds."""
+        if not claim(self.database, job_id, self.owner):
+            return False
+        with self._lock:
+            self._held.add(job_id)
+        return True
 
     def request_cancel(self, job_id: int) -> None:
         """Ask the job to stop; a job still waiting for a worker is cancelled at once."""
@@ -272,6 +268,7 @@ class JobRunner:
             with self._lock:
                 self._futures.pop(job_id, None)
                 self._cancel_events.pop(job_id, None)
+                self._held.discard(job_id)
 
     def _start_job(self, job_id: int) -> Job | None:
         """Mark the job running; None when it must not run (gone, ended, cancelled)."""
@@ -289,8 +286,13 @@ class JobRunner:
         with self.database.session() as session:
             moved = session.execute(
                 update(Job)
-                .where(Job.id == job_id, Job.state == "queued")
-                .values(state="running", started_at=utcnow(), stage="starting")
+                .where(Job.id == job_id, Job.state == "queued", Job.owner == self.owner)
+                .values(
+                    state="running",
+                    started_at=utcnow(),
+                    stage="starting",
+                    heartbeat_at=utcnow(),
+                )
             )
             if moved.rowcount != 1:  # type: ignore[attr-defined]
                 session.rollback()
@@ -300,14 +302,20 @@ class JobRunner:
             return session.get(Job, job_id)
 
     def _run_inline(self, job_id: int) -> None:
-        job = self._start_job(job_id)
-        if job is not None:
-            context = JobContext(
-                self.database, job, self._cancel_event(job_id), poll_interval=self.poll_interval
-            )
-            run_handler(self.database, context, self.handlers[job.kind])
-        with self._lock:
-            self._cancel_events.pop(job_id, None)
+        try:
+            job = self._start_job(job_id)
+            if job is not None:
+                context = JobContext(
+                    self.database,
+                    job,
+                    self._cancel_event(job_id),
+                    poll_interval=self.poll_interval,
+                )
+                run_handler(self.database, context, self.handlers[job.kind])
+        finally:
+            with self._lock:
+                self._cancel_events.pop(job_id, None)
+                self._held.discard(job_id)
 
     def _execute(self, job_id: int) -> None:
         job = self._start_job(job_id)
@@ -360,10 +368,19 @@ class JobRunner:
                 return
 
     def _supervise_process(self, job: Job) -> None:
+        # the job's process holds the read end and ends once this end closes: after it
+        # ended, when supervision gives up on it, or when this server dies
+        lifeline, held_end = self._mp.Pipe(duplex=False)
+        try:
+            self._run_process(job, lifeline)
+        finally:
+            held_end.close()
+
+    def _run_process(self, job: Job, lifeline: Any) -> None:
         assert self._mp is not None and self.handler_factory is not None
         child_cancel = self._mp.Event()
         process = self._mp.Process(
-            target=_child_main,
+            target=child_main,
             args=(
                 self.database.engine.url.render_as_string(hide_password=False),
                 job.id,
@@ -372,6 +389,7 @@ class JobRunner:
                 child_cancel,
                 list(sys.path),
                 self.poll_interval,
+                lifeline,
             ),
             name=f"recommender-job-{job.id}",
         )
@@ -386,6 +404,7 @@ class JobRunner:
             except BaseException as failure:
                 launch_errors.append(failure)
             finally:
+                lifeline.close()  # the job's process has its own copy
                 launched.set()
 
         threading.Thread(target=launch, name=f"job-{job.id}-launch", daemon=True).start()

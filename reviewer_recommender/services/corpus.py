@@ -15,7 +15,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from recommender.corpus import Reviewer, Submission
-from reviewer_recommender.services.ids import check_reviewers, check_submissions
+from reviewer_recommender.services.ids import (
+    check_reviewers,
+    check_submissions,
+    refuse_stored_lookalikes,
+)
 from reviewer_recommender.services.results import UploadCounts
 from reviewer_recommender.storage.models import ReviewerRow, SubmissionRow
 from reviewer_recommender.storage.repository import (
@@ -50,8 +54,10 @@ class ReviewerRecord:
 def store_reviewers(
     session: Session, venue_id: str, actor: str, reviewers: tuple[Reviewer, ...], source: str
 ) -> UploadCounts:
-    """Check and upsert parsed reviewers (422 naming every bad id or text first)."""
+    """Check and upsert parsed reviewers (422 naming every bad id or text, or an id that looks
+    like a stored one, first)."""
     check_reviewers(reviewers, source)
+    refuse_stored_lookalikes(session, venue_id, "reviewer", [r.id for r in reviewers], source)
     rows = [reviewer_to_row(venue_id, r) for r in reviewers]
     return _store(session, venue_id, actor, ReviewerRow, rows, "reviewers.upload", source)
 
@@ -59,8 +65,10 @@ def store_reviewers(
 def store_submissions(
     session: Session, venue_id: str, actor: str, submissions: tuple[Submission, ...], source: str
 ) -> UploadCounts:
-    """Check and upsert parsed submissions (422 naming every bad id or text first)."""
+    """Check and upsert parsed submissions (422 naming every bad id or text, or an id that
+    looks like a stored one, first)."""
     check_submissions(submissions, source)
+    refuse_stored_lookalikes(session, venue_id, "submission", [s.id for s in submissions], source)
     rows = [submission_to_row(venue_id, s) for s in submissions]
     return _store(session, venue_id, actor, SubmissionRow, rows, "submissions.upload", source)
 

@@ -1,14 +1,21 @@
 """What the service accepts as an id, a text and a number, in one place.
 
-Every id an upload accepts must be reachable by every route, on SQLite and PostgreSQL alike.
-So the rules are those of a URL path segment and of a PostgreSQL ``text`` column:
+Every id an upload accepts must be reachable by every route, on SQLite and PostgreSQL alike,
+and must name one thing only. So the rules are those of :mod:`recommender.ids` (the policy
+every reader applies: ids are refused, never rewritten; no control characters or line
+breaks, no invisible characters, no space but a plain one) plus those of a URL path segment:
 
-- **ids** (papers, reviewers): 1 to 300 characters; no control characters (Unicode Cc, line
-  and paragraph separators, unpaired surrogates); no ``/`` (a path separator even when
-  percent-encoded, since servers decode ``%2F`` before routing); not ``.`` or ``..`` (clients
-  resolve them as path steps).
+- **ids** (papers, reviewers): :func:`recommender.ids.id_problem`, and no ``/`` (a path
+  separator even when percent-encoded, since servers decode ``%2F`` before routing); not
+  ``.`` or ``..`` (clients resolve them as path steps).
+- **look-alikes**: a new paper or reviewer id that displays like one the venue already has
+  (:func:`recommender.ids.lookalike_key`) is refused with both ids named, as two ids of one
+  upload are: an upload updates the ids it names, so a look-alike would not update the
+  reviewer a chair meant but add a second one that conflicts of interest, bids and quotas of
+  the first do not reach (:func:`refuse_stored_lookalikes`).
 - **venue ids**: 1 to 100 characters from ``A-Z a-z 0-9 . _ -``, starting with a letter or a
-  digit (they name export files and appear in headers).
+  digit (they name export files and appear in headers); not one that displays like an
+  existing venue's (``venue-1`` and ``venue-l``).
 - **text** (names, titles, abstracts, reasons): no NUL or other control character except tab,
   line feed and carriage return; no unpaired surrogates (PostgreSQL cannot store either).
 - **integers** in paths and queries: database integer range (ids 1 to 2^31 - 1, offsets up
@@ -23,17 +30,25 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Field
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from recommender.corpus import InputError, Problem, Reviewer, Submission
+from recommender.ids import ID_MAX_LENGTH, how_they_differ, lookalike_key, trim_person_id
+from recommender.ids import id_problem as character_policy_problem
+from reviewer_recommender.errors import StateConflict
+from reviewer_recommender.storage.models import ReviewerRow, SubmissionRow, Venue
 
-ID_MAX_LENGTH = 300
 VENUE_ID_MAX_LENGTH = 100
 VENUE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 VENUE_ID_RULE = (
     f"1 to {VENUE_ID_MAX_LENGTH} characters from A-Z a-z 0-9 . _ -, starting with a letter "
     "or a digit"
 )
-ID_RULE = f"1 to {ID_MAX_LENGTH} characters, no control characters, no '/', not '.' or '..'"
+ID_RULE = (
+    f"1 to {ID_MAX_LENGTH} characters, no control characters or line breaks, no invisible "
+    "characters, no space other than a plain one, no '/', not '.' or '..'"
+)
 # database INTEGER (PostgreSQL int4) range for row ids; offsets far beyond any table
 MAX_ROW_ID = 2**31 - 1
 MAX_OFFSET = 10**9
@@ -69,13 +84,9 @@ def text_problem(value: str) -> str | None:
 
 def id_problem(value: str) -> str | None:
     """Why ``value`` cannot be a paper or reviewer id, or None if it can."""
-    if not value:
-        return "is empty"
-    if len(value) > ID_MAX_LENGTH:
-        return f"is {len(value)} characters long; ids have at most {ID_MAX_LENGTH}"
-    bad = _first_forbidden(value, frozenset())
-    if bad is not None:
-        return f"contains {_describe(bad)}, a control character; ids may not ({ID_RULE})"
+    problem = character_policy_problem(value)
+    if problem is not None:
+        return problem
     if "/" in value:
         return f"contains '/', which no URL can carry as part of an id ({ID_RULE})"
     if value in (".", ".."):
@@ -109,8 +120,8 @@ check_venue_id = _checked(venue_id_problem)
 
 def reviewer_id_form(value: Any) -> Any:
     """Reviewer ids are stored without OpenReview's leading ``~`` (as every reader does), so
-    ``~Ada_Lovelace1`` in a path or body names ``Ada_Lovelace1``."""
-    return value.strip().lstrip("~").strip() if isinstance(value, str) else value
+    ``~Ada_Lovelace1`` in a path or body names ``Ada_Lovelace1``; nothing else is changed."""
+    return trim_person_id(value) if isinstance(value, str) else value
 
 
 # request bodies
@@ -221,3 +232,57 @@ def safe_name(value: str | None, default: str, limit: int = 200) -> str:
         c for c in (value or "") if unicodedata.category(c) not in _FORBIDDEN_CATEGORIES
     ).strip()
     return cleaned[:limit] or default
+
+
+# ---- look-alikes of what the venue has -------------------------------------------------------
+
+
+def refuse_stored_lookalikes(
+    session: Session,
+    venue_id: str,
+    kind: str,
+    ids: Iterable[str],
+    source: str,
+) -> None:
+    """Raise one InputError naming every id of ``ids`` (``kind`` ``"reviewer"`` or
+    ``"submission"``, in upload order) that the venue does not have but that displays like
+    one it has: both ids, and what tells them apart."""
+    model = ReviewerRow if kind == "reviewer" else SubmissionRow
+    stored = list(session.scalars(select(model.id).where(model.venue_id == venue_id)))
+    if not stored:
+        return
+    known = set(stored)
+    by_key: dict[str, str] = {}
+    for identifier in stored:
+        by_key.setdefault(lookalike_key(identifier), identifier)
+    problems = []
+    for position, identifier in enumerate(ids, start=1):
+        if identifier in known:
+            continue
+        twin = by_key.get(lookalike_key(identifier))
+        if twin is not None:
+            problems.append(
+                Problem(
+                    source,
+                    None,
+                    "id",
+                    f"{kind} {identifier!r} (record {position}) looks like the venue's {kind} "
+                    f"{twin!r} but is a different id ({how_they_differ(twin, identifier)}): "
+                    f"to update that {kind}, use its id; for another one, an id that reads "
+                    "differently",
+                )
+            )
+    if problems:
+        raise InputError(problems)
+
+
+def refuse_venue_lookalike(session: Session, venue_id: str) -> None:
+    """409 when another venue's id displays like ``venue_id`` (``venue-1``, ``venue-l``)."""
+    key = lookalike_key(venue_id)
+    for other in session.scalars(select(Venue.id)):
+        if other != venue_id and lookalike_key(other) == key:
+            raise StateConflict(
+                "venue_lookalike",
+                f"venue id {venue_id!r} looks like the existing venue {other!r} "
+                f"({how_they_differ(other, venue_id)}); choose an id that reads differently",
+            )

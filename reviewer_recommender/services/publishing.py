@@ -221,28 +221,33 @@ def publish(
         )
     if missing:
         raise refusal(row, missing, "publishing", session)
-    previous = session.scalar(
-        select(AssignmentRow.id).where(
+    rollback = row.state == "superseded"
+    now = utcnow()
+    # The run this publication replaces is the one its own UPDATE supersedes, never one read
+    # before: a publication racing this one may have replaced that in between (on SQLite the
+    # UPDATE is the transaction's first write, so it runs under the write lock; on
+    # PostgreSQL it sees every commit before it, and a run made live by a transaction still
+    # open makes the one-live-run index refuse this one).
+    replaced = session.scalars(
+        update(AssignmentRow)
+        .where(
             AssignmentRow.venue_id == row.venue_id,
             AssignmentRow.state == "live",
             AssignmentRow.id != row.id,
         )
-    )
-    rollback = row.state == "superseded"
-    now = utcnow()
-    session.execute(
-        update(AssignmentRow)
-        .where(AssignmentRow.venue_id == row.venue_id, AssignmentRow.state == "live")
         .values(state="superseded", superseded_at=now)
+        .returning(AssignmentRow.id)
         .execution_options(synchronize_session=False)
-    )
-    # the version is not bumped here: the published run is the version the chair confirmed
+    ).all()
+    previous = replaced[0] if replaced else None
+    # the version is not bumped here: the published run is the version the chair confirmed;
+    # the state is the one read (so that ``rollback`` says what happened)
     result = session.execute(
         update(AssignmentRow)
         .where(
             AssignmentRow.id == row.id,
             AssignmentRow.version == version,
-            AssignmentRow.state.in_(("draft", "superseded")),
+            AssignmentRow.state == row.state,
         )
         .values(state="live", deployed_at=now, deployed_by=actor, superseded_at=None)
         .execution_options(synchronize_session=False)

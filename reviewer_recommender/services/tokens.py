@@ -26,10 +26,11 @@ from reviewer_recommender.errors import (
     Forbidden,
     InvalidRequest,
     NotFound,
+    StateConflict,
     Unauthenticated,
     not_found,
 )
-from reviewer_recommender.services.ids import venue_id_problem
+from reviewer_recommender.services.ids import refuse_venue_lookalike, venue_id_problem
 from reviewer_recommender.settings import Settings
 from reviewer_recommender.storage.db import Database, migrate
 from reviewer_recommender.storage.models import ApiToken, Venue, utcnow
@@ -131,6 +132,10 @@ def create_token(
                     f"venue {venue_id!r} does not exist; check the id, or create it "
                     "(--create-venue on the command line, POST /venues in the API)"
                 )
+            try:
+                refuse_venue_lookalike(session, venue_id)
+            except StateConflict as conflict:
+                raise TokenError(str(conflict.detail)) from conflict
             session.add(Venue(id=venue_id, name=venue_id))
             session.flush()
         session.add(

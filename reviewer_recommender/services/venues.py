@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import StateConflict, not_found
 from reviewer_recommender.services.capacity import solve_defaults
+from reviewer_recommender.services.ids import refuse_venue_lookalike
 from reviewer_recommender.services.tokens import Principal
 from reviewer_recommender.storage.models import AssignmentRow, ReviewerRow, SubmissionRow, Venue
 from reviewer_recommender.storage.repository import Paged, audit, count_rows, query_page
@@ -53,6 +54,7 @@ def create_venue(session: Session, venue_id: str, name: str, principal: Principa
     ``venue_exists`` when the id is taken."""
     if session.get(Venue, venue_id) is not None:
         raise StateConflict("venue_exists", f"venue {venue_id!r} already exists")
+    refuse_venue_lookalike(session, venue_id)
     venue = Venue(id=venue_id, name=name or venue_id)
     session.add(venue)
     session.flush()

@@ -161,6 +161,11 @@ class Job(Base):
     result: Mapped[dict[str, Any]] = mapped_column(default=dict)
     error: Mapped[str] = mapped_column(Text, default="")
     cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    # the server instance holding the job (its runner's ``owner``) and when that server last
+    # said it still runs: a job's result commits only while its server holds it, and a job
+    # whose server is gone is marked interrupted (see reviewer_recommender.jobs.lease)
+    owner: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     rerun_of: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_by: Mapped[str] = mapped_column(String(200), default="")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

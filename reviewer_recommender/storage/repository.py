@@ -202,6 +202,9 @@ def start_job(
             rerun_of=rerun_of,
             log=[],
             result={},
+            # held by this server from the start: no other server takes it for abandoned
+            owner=runner.owner,
+            heartbeat_at=utcnow(),
         ),
     )
     audit(

@@ -15,6 +15,8 @@ from conftest import Api
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from recommender.ids import character_problem
+
 
 def _id_alphabet() -> st.SearchStrategy[str]:
     return st.characters(
@@ -24,7 +26,10 @@ def _id_alphabet() -> st.SearchStrategy[str]:
 
 ids = st.text(_id_alphabet(), min_size=1, max_size=30).filter(
     lambda s: (
-        s.strip() not in ("", ".", "..") and s.strip().lstrip("~").strip() not in ("", ".", "..")
+        s.strip() not in ("", ".", "..")
+        and s.strip().lstrip("~").strip() not in ("", ".", "..")
+        # the id policy: no invisible character, no space but a plain one
+        and character_problem(s) is None
     )
 )
 
@@ -291,7 +296,8 @@ def test_the_rules_agree_with_unicode_categories() -> None:
         assert (text_problem(f"a{character}b") is None) == allowed, hex(code)
     for value in ("~Ada_Lovelace1", "ada@example.org", "P 1", "a%2Fb", "é", "日本", "a.b"):
         assert id_problem(value) is None, value
-    assert unicodedata.category("\u200b") == "Cf" and id_problem("a\u200bb") is None
+    # invisible (format) characters are refused: they change an id, not how it looks
+    assert unicodedata.category("\u200b") == "Cf" and id_problem("a\u200bb") is not None
     assert json.loads(json.dumps("ok")) == "ok"
 
 

@@ -9,8 +9,9 @@ export const $$ = (selector, root = document) => [...root.querySelectorAll(selec
 /**
  * Create an element.
  * @param {string} tag element name
- * @param {Object<string, any>} attrs attributes; `class`, `text`, `on<event>` handlers and
- *        `dataset` are special; false/null/undefined values are left out, true is an empty attribute
+ * @param {Object<string, any>} attrs attributes; `class`, `text`, `on<event>` handlers,
+ *        `dataset` and `style` (CSS declarations) are special; false/null/undefined values are
+ *        left out, true is an empty attribute
  * @param {...(Node|string|number|null|undefined|false|Array)} children
  */
 export function h(tag, attrs = {}, ...children) {
@@ -20,6 +21,8 @@ export function h(tag, attrs = {}, ...children) {
     if (key === "class") node.className = value;
     else if (key === "text") node.textContent = value;
     else if (key === "dataset") Object.assign(node.dataset, value);
+    // through the CSSOM: the page's Content-Security-Policy refuses style attributes
+    else if (key === "style") node.style.cssText = String(value);
     else if (key.startsWith("on") && typeof value === "function") node.addEventListener(key.slice(2), value);
     else if (key === "value" && "value" in node) node.value = value;
     else node.setAttribute(key, value === true ? "" : String(value));
