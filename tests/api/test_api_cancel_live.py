@@ -30,7 +30,7 @@ def _synthetic_venue(n_papers: int, n_reviewers: int) -> tuple[list[Any], list[A
         {
             "id": f"R{j}",
             "name": f"Reviewer {j}",
-            "publications": [{"title": text(8), "abstract": text(60)} for _ in range(3)],
+            "publications": [{"title": text(8), "abstract": text(60)} for _ in range(10)],
         }
         for j in range(n_reviewers)
     ]
@@ -103,7 +103,16 @@ def test_cancel_stops_the_work_and_frees_the_worker_on_a_live_server(
             json={"config": {"method": "embedding", "model": "all-MiniLM-L6-v2"}},
         ).json()
         path = f"{base}/jobs/{embed['id']}"
-        _wait_for_stage(client, path, "computing affinity")
+        # the job's own process reporting (its first stage, "computing affinity", is soon
+        # replaced by the embedding's progress, which a poll can see instead)
+        running = wait_until(
+            lambda: client.get(path).json(),
+            lambda job: (
+                job["state"] in FINAL or (job["state"] == "running" and job["progress"] > 0)
+            ),
+            what=f"{path} to report progress",
+        )
+        assert running["state"] == "running", running
         assert client.get("/health").status_code == 200
         ended = _cancel(client, path)
         assert ended["state"] == "cancelled" and ended["result"] == {}, ended
