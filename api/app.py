@@ -27,6 +27,7 @@ from api.routers import (
     jobs,
     limits,
     modes,
+    persons,
     search,
     site,
     venues,
@@ -111,6 +112,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         search,
         browse,
         compare,
+        persons,
         site,
     ):
         app.include_router(module.router)
