@@ -157,20 +157,32 @@ function tokensCard() {
       "candidates, bids and declines."), form, secret, error, table.element), table];
 }
 
+/** What the tab shows now (its venue, pool and role) and its tables, to reload them when it
+ * is shown again rather than redraw it under the chair's pointer. */
+let shown = null;
+
 async function show() {
+  const key = `${state.venue}|${state.pool}|${canWrite()}`;
+  if (shown?.key === key && $("#people-view").contains(shown.first)) {
+    await Promise.all(shown.tables.map((t) => t.reload()));
+    return;
+  }
   const view = $("#people-view");
   const [chairs, chairsTable] = chairsCard();
   if (!canWrite()) {
     fill(view, chairs);
+    shown = { key, first: chairs, tables: [chairsTable] };
     await chairsTable.reload();
     return;
   }
   const [coverage, coverageTables] = coverageCard();
   const [declines, declinesTable] = declinesCard();
   const [tokens, tokensTable] = tokensCard();
-  fill(view, h("div", { class: "grid2" }, await biddingCard(), tokens), coverage, declines, chairs);
-  await Promise.all([chairsTable.reload(), declinesTable.reload(), tokensTable.reload(),
-    ...coverageTables.map((t) => t.reload())]);
+  const first = h("div", { class: "grid2" }, await biddingCard(), tokens);
+  fill(view, first, coverage, declines, chairs);
+  const tables = [chairsTable, declinesTable, tokensTable, ...coverageTables];
+  shown = { key, first, tables };
+  await Promise.all(tables.map((t) => t.reload()));
 }
 
 export function setupPeople() {
