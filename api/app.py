@@ -29,6 +29,7 @@ from api.routers import (
     jobs,
     limits,
     modes,
+    persons,
     search,
     site,
     venues,
@@ -127,6 +128,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         search,
         browse,
         compare,
+        persons,
         site,
     ):
         app.include_router(module.router)

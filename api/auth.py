@@ -4,7 +4,9 @@
 Roles: ``admin`` (global: creates venues and tokens, acts as chair everywhere), ``chair``
 (read, write, run jobs, publish within its venue) and ``viewer`` (read-only within its venue;
 sees the live assignment and what it needs, nothing of a chair's work in progress: see
-:mod:`reviewer_recommender.services.visibility`).
+:mod:`reviewer_recommender.services.visibility`); ``reviewer`` and ``area_chair`` tokens
+speak for one person and are let through only by :data:`Person` (their own view), refused
+by every other dependency of a venue.
 
 A token may expire (``expires_at``) and can be revoked; either ends it for good. Listings show
 a token's ``prefix`` (the first characters of its secret, not enough to use it) so people can
@@ -22,6 +24,7 @@ from api.ids import VenueIdPath
 from reviewer_recommender.services.tokens import (
     Principal,
     authenticate,
+    check_person_access,
     check_venue_access,
     require_admin,
 )
@@ -75,6 +78,27 @@ def venue_chair_reader(
     )
 
 
+def venue_person(
+    venue_id: VenueIdPath,
+    principal: CurrentPrincipal,
+    session: SessionDep,
+) -> Principal:
+    """Dependency: the caller is a person token (reviewer, area_chair) of ``venue_id``
+    whose person is still in its pool (403 otherwise): the ``/me`` routes."""
+    return check_person_access(session, venue_id, principal)
+
+
+def venue_member(
+    venue_id: VenueIdPath,
+    principal: CurrentPrincipal,
+    session: SessionDep,
+) -> Principal:
+    """Dependency: a person token of ``venue_id``, or any caller who may read it."""
+    if principal.is_person:
+        return check_person_access(session, venue_id, principal)
+    return check_venue_access(session, venue_id, principal)
+
+
 def admin_only(principal: CurrentPrincipal) -> Principal:
     return require_admin(principal)
 
@@ -83,3 +107,5 @@ Reader = Annotated[Principal, Depends(venue_reader)]
 Writer = Annotated[Principal, Depends(venue_writer)]
 ChairReader = Annotated[Principal, Depends(venue_chair_reader)]
 Admin = Annotated[Principal, Depends(admin_only)]
+Person = Annotated[Principal, Depends(venue_person)]
+Member = Annotated[Principal, Depends(venue_member)]

@@ -18,6 +18,7 @@ from reviewer_recommender.services.ids import (
     check_text,
     reviewer_id_form,
 )
+from reviewer_recommender.services.pools import Pool
 
 # path and query parameters
 VenueIdPath = Annotated[
@@ -60,4 +61,14 @@ ReviewerIdQuery = Annotated[
     BeforeValidator(reviewer_id_form),
     Query(min_length=1, max_length=ID_MAX_LENGTH),
     AfterValidator(lambda value: None if value is None else check_id(value)),
+]
+PoolQuery = Annotated[
+    Pool,
+    Query(
+        description="the pool of persons: reviewers (the default), area_chairs or "
+        "senior_area_chairs"
+    ),
+]
+OptionalPoolQuery = Annotated[
+    Pool | None, Query(description="only the persons or runs of this pool")
 ]

@@ -10,6 +10,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     computed_field,
     model_validator,
 )
@@ -26,6 +27,7 @@ from reviewer_recommender.services.ids import (
 from reviewer_recommender.services.params import (
     RequiredAttribute as RequiredAttribute,  # re-exported
 )
+from reviewer_recommender.services.pools import Pool
 from reviewer_recommender.services.runinfo import (
     error_code,
     job_summary,
@@ -78,11 +80,39 @@ class VenueOut(BaseModel):
         "max_load, fits), the max load raised to the smallest that fits the venue when the "
         "default does not; null for viewers",
     )
+    live_assignments: dict[str, int] = Field(
+        default_factory=dict,
+        description="each pool's live assignment (reviewers, area_chairs, senior_area_chairs)",
+    )
+    pools: dict[str, int] = Field(
+        default_factory=dict, description="how many persons each pool has"
+    )
+    bidding_open: bool = Field(
+        default=False, description="whether persons may bid on their candidate papers now"
+    )
+
+
+class VenuePatchIn(BaseModel):
+    """What a chair changes of a venue."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    bidding_open: StrictBool | None = Field(
+        default=None, description="open (true) or close (false) bidding"
+    )
 
 
 class TokenIn(BaseModel):
     name: SafeText = Field(min_length=1, max_length=200)
-    role: Literal["chair", "viewer"]
+    role: Literal["chair", "viewer", "reviewer", "area_chair"] = Field(
+        description="chair or viewer (admins), or a person's own token: reviewer or "
+        "area_chair with person_id (admins and the venue's chairs)"
+    )
+    person_id: ReviewerIdText | None = Field(
+        default=None,
+        description="reviewer and area_chair tokens: the person of the venue (in the role's "
+        "pool) the token speaks for",
+    )
     expires_at: AwareDatetime | None = Field(
         default=None, description="when the token stops working (with a time zone)"
     )
@@ -95,10 +125,13 @@ class MeOut(BaseModel):
     """The calling token: its name, role and venue (None for a global admin)."""
 
     name: str
-    role: Literal["admin", "chair", "viewer"]
+    role: Literal["admin", "chair", "viewer", "reviewer", "area_chair"]
     venue_id: str | None
     token_id: int | None = None
     expires_at: datetime | None = None
+    person_id: str | None = Field(
+        default=None, description="reviewer and area_chair tokens: the person it speaks for"
+    )
 
 
 class TokenOut(BaseModel):
@@ -109,6 +142,7 @@ class TokenOut(BaseModel):
     prefix: str = Field(description="the secret's first characters, shown in listings")
     expires_at: datetime | None
     token: str = Field(description="the secret; shown once, only its hash is stored")
+    person_id: str | None = Field(default=None, description="the person it speaks for")
 
 
 class TokenInfoOut(BaseModel):
@@ -125,6 +159,7 @@ class TokenInfoOut(BaseModel):
     expires_at: datetime | None
     revoked_at: datetime | None
     revoked_by: str
+    person_id: str | None = Field(default=None, description="the person it speaks for")
 
 
 class ReviewerOut(BaseModel):
@@ -139,6 +174,7 @@ class ReviewerOut(BaseModel):
     affiliation: str
     attributes: dict[str, str]
     n_publications: int
+    pools: list[str] = Field(default_factory=list, description="the pools the person belongs to")
 
 
 class SubmissionOut(BaseModel):
@@ -220,6 +256,10 @@ class AffinityJobIn(BaseModel):
     top_n: int | None = Field(
         default=None, ge=1, le=10_000, description="scores kept per paper and per reviewer"
     )
+    pool: Pool = Field(
+        default="reviewers",
+        description="whose affinities: the persons of this pool against the submissions",
+    )
 
 
 class AffinityModelsOut(BaseModel):
@@ -248,6 +288,7 @@ class AffinityRunOut(BaseModel):
     statistics: dict[str, Any] | None
     stale: bool = Field(description="reviewers or submissions were uploaded since this run")
     created_at: datetime | None
+    pool: str = Field(default="reviewers", description="whose affinities they are")
 
 
 class AssignmentOut(BaseModel):
@@ -259,6 +300,11 @@ class AssignmentOut(BaseModel):
     derived_from: dict[str, Any] | None = Field(
         description="lineage: {kind: re-solve, assignment_id, assignment_number, text} or "
         "{kind: rerun, job_id, job_number, text}; null for a fresh solve"
+    )
+    pool: str = Field(
+        default="reviewers",
+        description="whose assignment: reviewers, area_chairs, or senior_area_chairs "
+        "(senior area chairs to area chairs: its pairs' paper_id is the area chair's id)",
     )
     venue_id: str
     job_id: int | None
@@ -472,6 +518,7 @@ class ReassignIn(BaseModel):
     withdraw: list[ReviewerIdText] = Field(default_factory=list, max_length=10_000)
     remove: list[PairRefIn] = Field(default_factory=list, max_length=100_000)
     reason: SafeText = Field(default="", max_length=1000)
+    pool: Pool = Field(default="reviewers", description="whose live run (reviewers by default)")
 
 
 class ChangedPairOut(BaseModel):

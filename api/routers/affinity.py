@@ -10,7 +10,7 @@ from fastapi.responses import StreamingResponse
 from api.auth import ChairReader, Reader, Writer
 from api.dependencies import Explainers, Limit, Offset, Runner, RunOptionsDep, SessionDep
 from api.exports import ExportFormat, stream_rows
-from api.ids import IdQuery, PaperIdPath, ReviewerIdPath, ReviewerIdQuery, VenueIdPath
+from api.ids import IdQuery, PaperIdPath, PoolQuery, ReviewerIdPath, ReviewerIdQuery, VenueIdPath
 from api.schemas import AffinityJobIn, AffinityModelsOut, AffinityRunOut, ConflictOut, JobOut, Page
 from reviewer_recommender.services import affinity_runs
 from reviewer_recommender.services.results import PairScoreOut
@@ -33,9 +33,10 @@ def compute_affinities(
 ) -> Job:
     """Start computing the venue's affinities (and detecting conflicts) in the background.
     ``config`` holds scoring parameters only; the embedding model is named among the
-    server's (422 ``invalid_option`` otherwise)."""
+    server's (422 ``invalid_option`` otherwise). ``pool``: whose affinities (the
+    reviewers' by default), each pool's latest run kept apart."""
     return affinity_runs.start_affinity_job(
-        runner, session, options, venue_id, body.config, body.top_n, principal.name
+        runner, session, options, venue_id, body.config, body.top_n, principal.name, body.pool
     )
 
 
@@ -50,12 +51,12 @@ def affinity_models(
 
 @router.get("/venues/{venue_id}/affinity", response_model=AffinityRunOut)
 def get_affinity_run(
-    venue_id: VenueIdPath, principal: Reader, session: SessionDep
+    venue_id: VenueIdPath, principal: Reader, session: SessionDep, pool: PoolQuery = "reviewers"
 ) -> affinity_runs.AffinityRunInfo:
-    """The latest affinity run: configuration, score histogram and summary statistics,
-    and whether uploads made it stale; ``state: none`` (the run's fields null) while the
-    venue has no scores yet."""
-    return affinity_runs.latest_affinity_run(session, venue_id)
+    """The pool's latest affinity run: configuration, score histogram and summary
+    statistics, and whether uploads made it stale; ``state: none`` (the run's fields null)
+    while the pool has no scores yet."""
+    return affinity_runs.latest_affinity_run(session, venue_id, pool)
 
 
 @router.get(
@@ -69,12 +70,13 @@ def get_pair(
     principal: Reader,
     session: SessionDep,
     explain: bool = True,
+    pool: PoolQuery = "reviewers",
 ) -> PairScoreOut:
     """A pair's score, conflicts, bid and (``explain=true``) the evidence behind it. A pair
     the latest run did not store is scored on the fly (and not stored: reads change
     nothing). Viewers get null conflicts and bid."""
     return affinity_runs.pair_detail(
-        explainers, session, venue_id, paper_id, reviewer_id, principal, explain=explain
+        explainers, session, venue_id, paper_id, reviewer_id, principal, explain=explain, pool=pool
     )
 
 
@@ -86,10 +88,11 @@ def top_reviewers(
     session: SessionDep,
     limit: Limit = 10,
     offset: Offset = 0,
+    pool: PoolQuery = "reviewers",
 ) -> Paged[PairScoreOut]:
-    """Stored reviewers of a paper, best first, with conflicts and bids marked (chairs);
-    an empty page while the venue has no scores yet."""
-    return affinity_runs.top_reviewers(session, venue_id, paper_id, principal, limit, offset)
+    """Stored persons of the pool for a paper, best first, with conflicts and bids marked
+    (chairs); an empty page while the pool has no scores yet."""
+    return affinity_runs.top_reviewers(session, venue_id, paper_id, principal, limit, offset, pool)
 
 
 @router.get("/venues/{venue_id}/reviewers/{reviewer_id}/papers", response_model=Page[PairScoreOut])
@@ -100,19 +103,25 @@ def top_papers(
     session: SessionDep,
     limit: Limit = 10,
     offset: Offset = 0,
+    pool: PoolQuery = "reviewers",
 ) -> Paged[PairScoreOut]:
-    """Stored papers of a reviewer, best first, with conflicts and bids marked (chairs);
-    an empty page while the venue has no scores yet."""
-    return affinity_runs.top_papers(session, venue_id, reviewer_id, principal, limit, offset)
+    """Stored papers of a person in the pool's latest run, best first, with conflicts and
+    bids marked (chairs); an empty page while the pool has no scores yet."""
+    return affinity_runs.top_papers(session, venue_id, reviewer_id, principal, limit, offset, pool)
 
 
 @router.get("/venues/{venue_id}/affinity/export", response_class=StreamingResponse)
 def export_affinities(
-    venue_id: VenueIdPath, principal: Reader, session: SessionDep, fmt: ExportFormat = "csv"
+    venue_id: VenueIdPath,
+    principal: Reader,
+    session: SessionDep,
+    fmt: ExportFormat = "csv",
+    pool: PoolQuery = "reviewers",
 ) -> StreamingResponse:
-    """Stored scores as ``paper_id,reviewer_id,score`` (OpenReview affinity CSV)."""
+    """The pool's stored scores as ``paper_id,reviewer_id,score`` (OpenReview affinity
+    CSV)."""
     return stream_rows(
-        affinity_runs.affinity_export_rows(session, venue_id),
+        affinity_runs.affinity_export_rows(session, venue_id, pool),
         ["paper_id", "reviewer_id", "score"],
         fmt,
         f"{venue_id}-affinity",

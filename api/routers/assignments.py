@@ -17,7 +17,15 @@ from fastapi.responses import StreamingResponse
 from api.auth import ChairReader, Reader, Writer
 from api.dependencies import Limit, Offset, Runner, SessionDep, SettingsDep
 from api.exports import ExportFormat, stream_rows
-from api.ids import IdQuery, PaperIdPath, ReviewerIdQuery, RowIdPath, VenueIdPath
+from api.ids import (
+    IdQuery,
+    OptionalPoolQuery,
+    PaperIdPath,
+    PoolQuery,
+    ReviewerIdQuery,
+    RowIdPath,
+    VenueIdPath,
+)
 from api.schemas import (
     AssignedPairOut,
     AssignmentOut,
@@ -49,9 +57,12 @@ def create_assignment(
     principal: Writer,
     session: SessionDep,
 ) -> Job:
-    """Solve an assignment in the background from the latest affinities, the venue's
-    conflicts (incl. forbids), pins (forced), stored paper demands and reviewer max loads.
-    The job's result names the new draft."""
+    """Solve an assignment of one pool (``pool``, the reviewers' by default) in the
+    background from the pool's latest affinities, the venue's conflicts (incl. forbids),
+    pins (forced), the pool's stored paper demands and max loads, and the other levels'
+    live runs (nobody reviews a paper they chair; ``distinct_institutions`` optional). The
+    senior area chairs' pool is matched to the area chairs of the live area-chair run. The
+    job's result names the new draft."""
     return runs.start_assignment(runner, session, venue_id, body, principal.name)
 
 
@@ -99,17 +110,18 @@ def list_assignments(
     session: SessionDep,
     limit: Limit = 50,
     offset: Offset = 0,
+    pool: OptionalPoolQuery = None,
 ) -> Paged[AssignmentRow]:
-    """Runs, newest first; viewers see only the live one."""
-    return runs.list_runs(session, venue_id, principal, limit, offset)
+    """Runs (of one pool with ``pool``), newest first; viewers see only the live ones."""
+    return runs.list_runs(session, venue_id, principal, limit, offset, pool)
 
 
 @router.get("/venues/{venue_id}/assignments/live", response_model=AssignmentOut)
 def get_live_assignment(
-    venue_id: VenueIdPath, principal: Reader, session: SessionDep
+    venue_id: VenueIdPath, principal: Reader, session: SessionDep, pool: PoolQuery = "reviewers"
 ) -> AssignmentRow:
-    """The venue's live (published) run; 404 while none is."""
-    return runs.require_live_run(session, venue_id)
+    """The pool's live (published) run (the reviewers' by default); 404 while none is."""
+    return runs.require_live_run(session, venue_id, pool)
 
 
 @router.get("/venues/{venue_id}/assignments/{assignment_id}", response_model=AssignmentOut)

@@ -14,7 +14,7 @@ from fastapi import APIRouter, File, UploadFile
 
 from api.auth import Reader, Writer
 from api.dependencies import Limit, Offset, SessionDep, SettingsDep
-from api.ids import PaperIdPath, ReviewerIdPath, VenueIdPath
+from api.ids import OptionalPoolQuery, PaperIdPath, PoolQuery, ReviewerIdPath, VenueIdPath
 from api.schemas import Page, ReviewerOut, SubmissionOut, UploadResult
 from api.uploads import (
     CollectionPaused,
@@ -65,8 +65,10 @@ def upload_reviewers(
     publications: Annotated[
         UploadFile | None, File(description="publications.csv (with reviewers.csv)")
     ] = None,
+    pool: PoolQuery = "reviewers",
 ) -> UploadCounts:
-    """Upload reviewers from a file; 422 lists every bad row, nothing is stored then."""
+    """Upload persons from a file into a pool (reviewers by default; a person may be in
+    several); 422 lists every bad row, nothing is stored then."""
     content = upload_bytes(file, settings, "reviewers")
     pubs = None
     if publications is not None:
@@ -76,7 +78,7 @@ def upload_reviewers(
         )
     name = upload_name(file, "reviewers")
     reviewers = parse_reviewers_upload(name, content, pubs, archive_limits=archive_limits(settings))
-    return corpus.store_reviewers(session, venue_id, principal.name, reviewers, name)
+    return corpus.store_reviewers(session, venue_id, principal.name, reviewers, name, pool)
 
 
 @router.post(
@@ -93,10 +95,11 @@ def post_reviewers(
     session: SessionDep,
     body: RawBody,
     _gc: CollectionPaused,
+    pool: PoolQuery = "reviewers",
 ) -> UploadCounts:
-    """Upload reviewers as a JSON list (validated like a reviewers.json file)."""
+    """Upload persons as a JSON list (validated like a reviewers.json file) into a pool."""
     parsed = parse_reviewers_upload("request body.json", body)
-    return corpus.store_reviewers(session, venue_id, principal.name, parsed, "request body")
+    return corpus.store_reviewers(session, venue_id, principal.name, parsed, "request body", pool)
 
 
 @router.post("/venues/{venue_id}/submissions/upload", response_model=UploadResult)
@@ -178,8 +181,10 @@ def list_reviewers(
     session: SessionDep,
     limit: Limit = 100,
     offset: Offset = 0,
+    pool: OptionalPoolQuery = None,
 ) -> Paged[ReviewerRecord]:
-    return corpus.list_reviewers(session, venue_id, limit, offset)
+    """The venue's persons by id, each with their pools (of one pool with ``pool``)."""
+    return corpus.list_reviewers(session, venue_id, limit, offset, pool)
 
 
 @router.get("/venues/{venue_id}/reviewers/{reviewer_id}", response_model=ReviewerOut)

@@ -3,7 +3,8 @@
 Uploading a file replaces the whole table (``paper_id,demand`` or ``reviewer_id,max``, the
 OpenReview custom max papers format); one entry can also be set or removed on its own.
 Every later solve reads the table, and publishing checks runs against it (see
-:mod:`reviewer_recommender.services.limits`). Chairs and admins only.
+:mod:`reviewer_recommender.services.limits`). Kept per pool (``?pool=``, the reviewers' by
+default). Chairs and admins only.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from api.auth import ChairReader, Writer
 from api.dependencies import Limit, Offset, SessionDep, SettingsDep
-from api.ids import PaperIdPath, ReviewerIdPath, VenueIdPath
+from api.ids import PaperIdPath, PoolQuery, ReviewerIdPath, VenueIdPath
 from api.page_schemas import DeletedOut
 from api.schemas import Page, PaperDemandOut, ReviewerMaxLoadOut, UploadResult
 from api.uploads import CollectionPaused, upload_bytes, upload_name
@@ -43,13 +44,14 @@ def upload_paper_demands(
     session: SessionDep,
     _gc: CollectionPaused,
     file: Annotated[UploadFile, File(description="CSV paper_id,demand")],
+    pool: PoolQuery = "reviewers",
 ) -> UploadCounts:
     """Replace the venue's per-paper demand with the file's rows; papers not in the file
     take each solve's ``reviewers_per_paper``. 422 names every bad row and unknown paper;
     nothing changes then."""
     name = upload_name(file, "demand.csv")
     frame = read_demand(upload_bytes(file, settings, name), name)
-    return limits.upload_demands(session, venue_id, frame, name, principal.name)
+    return limits.upload_demands(session, venue_id, frame, name, principal.name, pool)
 
 
 @router.get("/venues/{venue_id}/paper-demands", response_model=Page[PaperDemandOut])
@@ -59,9 +61,10 @@ def list_paper_demands(
     session: SessionDep,
     limit: Limit = 100,
     offset: Offset = 0,
+    pool: PoolQuery = "reviewers",
 ) -> Paged[dict[str, Any]]:
     """Stored per-paper demands, by paper id."""
-    return limits.list_demands(session, venue_id, limit, offset)
+    return limits.list_demands(session, venue_id, limit, offset, pool)
 
 
 @router.put("/venues/{venue_id}/paper-demands/{paper_id}", response_model=PaperDemandOut)
@@ -71,26 +74,31 @@ def set_paper_demand(
     body: DemandIn,
     principal: Writer,
     session: SessionDep,
+    pool: PoolQuery = "reviewers",
 ) -> limits.PaperDemandEntry:
     """Set one paper's demand (it overrides each solve's ``reviewers_per_paper``)."""
-    return limits.set_demand(session, venue_id, paper_id, body.demand, principal.name)
+    return limits.set_demand(session, venue_id, paper_id, body.demand, principal.name, pool)
 
 
 @router.delete("/venues/{venue_id}/paper-demands/{paper_id}", response_model=DeletedOut)
 def delete_paper_demand(
-    venue_id: VenueIdPath, paper_id: PaperIdPath, principal: Writer, session: SessionDep
+    venue_id: VenueIdPath,
+    paper_id: PaperIdPath,
+    principal: Writer,
+    session: SessionDep,
+    pool: PoolQuery = "reviewers",
 ) -> DeletedOut:
     """Remove one paper's demand: it takes each solve's ``reviewers_per_paper`` again."""
-    limits.delete_stored_entry(session, venue_id, limits.DEMANDS, paper_id, principal.name)
+    limits.delete_stored_entry(session, venue_id, limits.DEMANDS, paper_id, principal.name, pool)
     return DeletedOut(deleted=1)
 
 
 @router.delete("/venues/{venue_id}/paper-demands", response_model=DeletedOut)
 def clear_paper_demands(
-    venue_id: VenueIdPath, principal: Writer, session: SessionDep
+    venue_id: VenueIdPath, principal: Writer, session: SessionDep, pool: PoolQuery = "reviewers"
 ) -> DeletedOut:
-    """Remove every stored demand of the venue."""
-    count = limits.clear_stored_table(session, venue_id, limits.DEMANDS, principal.name)
+    """Remove every stored demand of the pool."""
+    count = limits.clear_stored_table(session, venue_id, limits.DEMANDS, principal.name, pool)
     return DeletedOut(deleted=count)
 
 
@@ -102,12 +110,13 @@ def upload_reviewer_max_loads(
     session: SessionDep,
     _gc: CollectionPaused,
     file: Annotated[UploadFile, File(description="CSV reviewer_id,max (custom max papers)")],
+    pool: PoolQuery = "reviewers",
 ) -> UploadCounts:
     """Replace the venue's per-reviewer max loads with the file's rows; reviewers not in the
     file take each solve's ``max_load``. 422 names every bad row and unknown reviewer."""
     name = upload_name(file, "max-loads.csv")
     frame = read_custom_max_papers(upload_bytes(file, settings, name), name)
-    return limits.upload_max_loads(session, venue_id, frame, name, principal.name)
+    return limits.upload_max_loads(session, venue_id, frame, name, principal.name, pool)
 
 
 @router.get("/venues/{venue_id}/reviewer-max-loads", response_model=Page[ReviewerMaxLoadOut])
@@ -117,9 +126,10 @@ def list_reviewer_max_loads(
     session: SessionDep,
     limit: Limit = 100,
     offset: Offset = 0,
+    pool: PoolQuery = "reviewers",
 ) -> Paged[dict[str, Any]]:
     """Stored per-reviewer max loads, by reviewer id."""
-    return limits.list_max_loads(session, venue_id, limit, offset)
+    return limits.list_max_loads(session, venue_id, limit, offset, pool)
 
 
 @router.put(
@@ -131,24 +141,31 @@ def set_reviewer_max_load(
     body: MaxLoadIn,
     principal: Writer,
     session: SessionDep,
+    pool: PoolQuery = "reviewers",
 ) -> limits.ReviewerMaxLoadEntry:
     """Set one reviewer's max load, their quota (it overrides each solve's ``max_load``)."""
-    return limits.set_max_load(session, venue_id, reviewer_id, body.max_load, principal.name)
+    return limits.set_max_load(session, venue_id, reviewer_id, body.max_load, principal.name, pool)
 
 
 @router.delete("/venues/{venue_id}/reviewer-max-loads/{reviewer_id}", response_model=DeletedOut)
 def delete_reviewer_max_load(
-    venue_id: VenueIdPath, reviewer_id: ReviewerIdPath, principal: Writer, session: SessionDep
+    venue_id: VenueIdPath,
+    reviewer_id: ReviewerIdPath,
+    principal: Writer,
+    session: SessionDep,
+    pool: PoolQuery = "reviewers",
 ) -> DeletedOut:
     """Remove one reviewer's max load: they take each solve's ``max_load`` again."""
-    limits.delete_stored_entry(session, venue_id, limits.MAX_LOADS, reviewer_id, principal.name)
+    limits.delete_stored_entry(
+        session, venue_id, limits.MAX_LOADS, reviewer_id, principal.name, pool
+    )
     return DeletedOut(deleted=1)
 
 
 @router.delete("/venues/{venue_id}/reviewer-max-loads", response_model=DeletedOut)
 def clear_reviewer_max_loads(
-    venue_id: VenueIdPath, principal: Writer, session: SessionDep
+    venue_id: VenueIdPath, principal: Writer, session: SessionDep, pool: PoolQuery = "reviewers"
 ) -> DeletedOut:
-    """Remove every stored max load of the venue."""
-    count = limits.clear_stored_table(session, venue_id, limits.MAX_LOADS, principal.name)
+    """Remove every stored max load of the pool."""
+    count = limits.clear_stored_table(session, venue_id, limits.MAX_LOADS, principal.name, pool)
     return DeletedOut(deleted=count)

@@ -57,4 +57,5 @@ def reassign_live(
         remove=[(pair.paper_id, pair.reviewer_id) for pair in body.remove],
         reason=body.reason,
         actor=principal.name,
+        pool=body.pool,
     )

@@ -6,11 +6,21 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, status
 
-from api.auth import Admin, ChairReader, CurrentPrincipal, Reader
+from api.auth import Admin, ChairReader, CurrentPrincipal, Reader, Writer
 from api.dependencies import Limit, Offset, SessionDep
-from api.ids import RowIdPath, TextQuery, VenueIdPath
+from api.ids import PoolQuery, RowIdPath, TextQuery, VenueIdPath
 from api.page_schemas import CapacityOut
-from api.schemas import AuditOut, MeOut, Page, TokenIn, TokenInfoOut, TokenOut, VenueIn, VenueOut
+from api.schemas import (
+    AuditOut,
+    MeOut,
+    Page,
+    TokenIn,
+    TokenInfoOut,
+    TokenOut,
+    VenueIn,
+    VenueOut,
+    VenuePatchIn,
+)
 from reviewer_recommender.services import tokens, venues
 from reviewer_recommender.services.audit_log import audit_log
 from reviewer_recommender.services.capacity import venue_capacity
@@ -21,14 +31,15 @@ router = APIRouter(tags=["venues"])
 
 @router.get("/me", response_model=MeOut)
 def who_am_i(principal: CurrentPrincipal) -> MeOut:
-    """The calling token: name, role (admin, chair or viewer), venue (None for admin), id
-    and expiry."""
+    """The calling token: name, role (admin, chair, viewer, reviewer or area_chair),
+    venue (None for admin), id, expiry and, for a person's token, the person."""
     return MeOut(
         name=principal.name,
         role=principal.role,
         venue_id=principal.venue_id,
         token_id=principal.token_id,
         expires_at=principal.expires_at,
+        person_id=principal.person_id,
     )
 
 
@@ -52,6 +63,17 @@ def get_venue(venue_id: VenueIdPath, principal: Reader, session: SessionDep) -> 
     return venues.get_venue(session, venue_id, principal)
 
 
+@router.patch("/venues/{venue_id}", response_model=VenueOut)
+def update_venue(
+    venue_id: VenueIdPath, body: VenuePatchIn, principal: Writer, session: SessionDep
+) -> venues.VenueSummary:
+    """Change the venue: ``bidding_open`` opens or closes bidding (chairs). Persons bid on
+    their candidate papers only while it is open (409 ``bidding_closed`` otherwise)."""
+    if body.bidding_open is None:
+        return venues.get_venue(session, venue_id, principal)
+    return venues.set_bidding(session, venue_id, principal, bidding_open=body.bidding_open)
+
+
 @router.get("/venues/{venue_id}/capacity", response_model=CapacityOut)
 def check_capacity(
     venue_id: VenueIdPath,
@@ -60,6 +82,7 @@ def check_capacity(
     reviewers_per_paper: Annotated[int, Query(ge=0, le=1000)] = 3,
     min_load: Annotated[int, Query(ge=0, le=10_000)] = 0,
     max_load: Annotated[int, Query(ge=0, le=100_000)] = 6,
+    pool: PoolQuery = "reviewers",
 ) -> dict[str, Any]:
     """Whether a solve with these options fits by counting alone, with the venue's stored
     paper demands and reviewer max loads counted (the same count that refuses a solve
@@ -70,6 +93,7 @@ def check_capacity(
         reviewers_per_paper=reviewers_per_paper,
         min_load=min_load,
         max_load=max_load,
+        pool=pool,
     )
 
 
@@ -77,10 +101,12 @@ def check_capacity(
     "/venues/{venue_id}/tokens", status_code=status.HTTP_201_CREATED, response_model=TokenOut
 )
 def create_venue_token(
-    venue_id: VenueIdPath, body: TokenIn, principal: Admin, session: SessionDep
+    venue_id: VenueIdPath, body: TokenIn, principal: Writer, session: SessionDep
 ) -> tokens.IssuedToken:
-    """Create a chair or viewer token for a venue (global admin only); optional expiry
-    (``expires_at`` or ``expires_in_days``). The secret is in this answer only."""
+    """Create a token for a venue: chair or viewer (global admin only), or a person's own
+    token (``role`` reviewer or area_chair with ``person_id``, a person of the venue in the
+    role's pool; admins and the venue's chairs). Optional expiry (``expires_at`` or
+    ``expires_in_days``). The secret is in this answer only."""
     return tokens.issue_venue_token(
         session,
         venue_id,
@@ -89,7 +115,31 @@ def create_venue_token(
         expires_at=body.expires_at,
         expires_in_days=body.expires_in_days,
         actor=principal.name,
+        person_id=body.person_id,
+        principal=principal,
     )
+
+
+@router.get("/venues/{venue_id}/tokens", response_model=Page[TokenInfoOut])
+def list_venue_tokens(
+    venue_id: VenueIdPath,
+    principal: Writer,
+    session: SessionDep,
+    limit: Limit = 100,
+    offset: Offset = 0,
+) -> Paged[tokens.TokenInfo]:
+    """The venue's tokens the caller manages, newest first (never the secrets): an admin
+    all of them, a chair the person tokens (reviewer, area_chair) with their persons."""
+    return tokens.venue_token_page(session, venue_id, principal, limit=limit, offset=offset)
+
+
+@router.post("/venues/{venue_id}/tokens/{token_id}/revoke", response_model=TokenInfoOut)
+def revoke_venue_token(
+    venue_id: VenueIdPath, token_id: RowIdPath, principal: Writer, session: SessionDep
+) -> tokens.TokenInfo:
+    """Revoke a token of the venue the caller manages (a chair: its person tokens); 404 for
+    any other."""
+    return tokens.revoke_venue_token(session, venue_id, token_id, principal)
 
 
 @router.get("/tokens", response_model=Page[TokenInfoOut])

@@ -11,6 +11,8 @@ import { setupBrowse } from "./views/browse.js";
 import { setupCompare } from "./views/compare.js";
 import { setupData } from "./views/data.js";
 import { setupJobs } from "./views/jobs.js";
+import { setupPeople } from "./views/people.js";
+import { setupPools } from "./views/pools.js";
 import { setupRuns } from "./views/runs.js";
 import { setupScores } from "./views/scores.js";
 import { resumeSession, setupSession } from "./views/session.js";
@@ -29,6 +31,8 @@ function boot() {
   setupCompare();
   setupScores();
   setupAudit();
+  setupPools();
+  setupPeople();
   on("open-tab", (tabId) => selectTab(tabId));
   resumeSession();
 }

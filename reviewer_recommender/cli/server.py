@@ -40,9 +40,22 @@ def add_serve_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_token_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--role", choices=["admin", "chair", "viewer"], default="admin")
     parser.add_argument(
-        "--venue", default=None, help="venue id the token is scoped to (chair and viewer)"
+        "--role",
+        choices=["admin", "chair", "viewer", "reviewer", "area_chair"],
+        default="admin",
+        help="admin (global), chair or viewer of a venue, or a person's own token: reviewer "
+        "or area_chair (with --person)",
+    )
+    parser.add_argument(
+        "--venue", default=None, help="venue id the token is scoped to (every role but admin)"
+    )
+    parser.add_argument(
+        "--person",
+        default=None,
+        metavar="PERSON_ID",
+        help="reviewer and area_chair tokens: the person of the venue (in the role's pool) "
+        "the token speaks for",
     )
     parser.add_argument(
         "--create-venue",
@@ -74,8 +87,13 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def run_create_token(args: argparse.Namespace) -> int:
     from reviewer_recommender.cli.common import CommandError
+    from reviewer_recommender.services.ids import id_problem, reviewer_id_form
     from reviewer_recommender.services.tokens import TokenError, create_token_cli
 
+    person = None if args.person is None else reviewer_id_form(args.person)
+    problem = id_problem(person) if person is not None else None
+    if problem is not None:
+        raise CommandError(f"create-token: --person {problem}")
     expires_at = None
     if args.expires_at is not None:
         try:
@@ -93,6 +111,7 @@ def run_create_token(args: argparse.Namespace) -> int:
             create_venue=args.create_venue,
             expires_at=expires_at,
             expires_in_days=args.expires_in_days,
+            person_id=person,
         )
     except TokenError as error:
         raise CommandError(f"create-token: {error}") from None
@@ -112,7 +131,17 @@ def run_list_tokens(args: argparse.Namespace) -> int:
         rows = list_tokens_cli(venue=args.venue, include_ended=not args.active)
     except TokenError as error:
         raise CommandError(f"list-tokens: {error}") from None
-    columns = ["id", "prefix", "name", "role", "venue_id", "state", "created_at", "expires_at"]
+    columns = [
+        "id",
+        "prefix",
+        "name",
+        "role",
+        "venue_id",
+        "state",
+        "created_at",
+        "expires_at",
+        "person_id",
+    ]
     print("\t".join(columns))
     for row in rows:
         print("\t".join(_cell(row[column]) for column in columns))

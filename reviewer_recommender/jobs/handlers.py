@@ -43,9 +43,9 @@ def affinity_handler(
         from reviewer_recommender.services import affinity_store as store
 
         with failing_in_words():
-            with ctx.session() as session:
-                inputs = store.read_scoring_inputs(session, ctx.venue_id)
             params = store.affinity_job_params(ctx.params, default_top_n, options)
+            with ctx.session() as session:
+                inputs = store.read_scoring_inputs(session, ctx.venue_id, params.pool)
             corpus = inputs.corpus
             ctx.log(
                 f"{len(corpus.submissions)} papers x {len(corpus.reviewers)} reviewers, "
@@ -64,7 +64,9 @@ def affinity_handler(
         if result.bids_folded:
             ctx.log(f"folded {result.bids_folded} bids in with weight {params.scoring.bid_weight}")
         ctx.progress(0.93, "saving the fitted model for explanations", force=True)
-        saved = store.save_fitted_model(result.model, models_dir, ctx.venue_id, ctx.job_id)
+        saved = store.save_fitted_model(
+            result.model, models_dir, ctx.venue_id, ctx.job_id, params.pool
+        )
         ctx.progress(0.95, "writing results", force=True)
         try:
             with ctx.session() as session:

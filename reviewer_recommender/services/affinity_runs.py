@@ -21,6 +21,7 @@ from reviewer_recommender.errors import InvalidRequest
 from reviewer_recommender.jobs.runner import JobRunner
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.pairs import pair_score
+from reviewer_recommender.services.pools import DEFAULT_POOL, check_pool
 from reviewer_recommender.services.results import PairScoreOut
 from reviewer_recommender.services.tokens import Principal
 from reviewer_recommender.services.visibility import sees_marks
@@ -64,6 +65,7 @@ class AffinityRunInfo:
     statistics: dict[str, Any] | None = None
     stale: bool = False
     created_at: datetime | None = None
+    pool: str = DEFAULT_POOL
 
 
 def start_affinity_job(
@@ -74,9 +76,10 @@ def start_affinity_job(
     config: ScoringParams,
     top_n: int | None,
     actor: str,
+    pool: str = DEFAULT_POOL,
 ) -> Job:
-    """Queue computing the venue's affinities (and detecting conflicts); 422
-    ``invalid_option`` when the embedding model is not one of the server's."""
+    """Queue computing the affinities of the pool's persons (and detecting their conflicts);
+    422 ``invalid_option`` when the embedding model is not one of the server's."""
     if config.uses_embedding and config.model not in options.model_names():
         raise InvalidRequest(
             "invalid_option",
@@ -84,7 +87,9 @@ def start_affinity_job(
             f"offers {', '.join(options.model_names())}",
             field="config.model",
         )
-    params = {"config": config.to_dict(), "top_n": top_n}
+    params: dict[str, Any] = {"config": config.to_dict(), "top_n": top_n}
+    if pool != DEFAULT_POOL:
+        params["pool"] = check_pool(pool)
     return start_job(runner, session, venue_id, "affinity", params, actor)
 
 
@@ -108,12 +113,16 @@ def _run_info(session: Session, run: AffinityRun) -> AffinityRunInfo:
         statistics=run.statistics,
         stale=stale,
         created_at=run.created_at,
+        pool=run.pool,
     )
 
 
-def latest_affinity_run(session: Session, venue_id: str) -> AffinityRunInfo:
-    run = latest_run(session, venue_id)
-    return AffinityRunInfo(state="none") if run is None else _run_info(session, run)
+def latest_affinity_run(
+    session: Session, venue_id: str, pool: str = DEFAULT_POOL
+) -> AffinityRunInfo:
+    """The pool's latest affinity run (``state`` ``none`` while it has none)."""
+    run = latest_run(session, venue_id, pool)
+    return AffinityRunInfo(state="none", pool=pool) if run is None else _run_info(session, run)
 
 
 def pair_detail(
@@ -125,9 +134,10 @@ def pair_detail(
     principal: Principal,
     *,
     explain: bool,
+    pool: str = DEFAULT_POOL,
 ) -> PairScoreOut:
-    """A pair's score (scored on the fly, not stored, when the latest run lacks it), with
-    conflicts and bid for chairs and the evidence when ``explain``."""
+    """A pair's score in the pool's latest run (scored on the fly, not stored, when the run
+    lacks it), with conflicts and bid for chairs and the evidence when ``explain``."""
     return pair_score(
         explainers,
         session,
@@ -137,6 +147,7 @@ def pair_detail(
         explain=explain,
         store=False,
         marks=sees_marks(principal, venue_id),
+        pool=pool,
     )
 
 
@@ -148,11 +159,12 @@ def _scored_page(
     limit: int,
     offset: int,
     principal: Principal,
+    pool: str = DEFAULT_POOL,
 ) -> Paged[PairScoreOut]:
-    """One page of the latest run's stored pairs matching ``where``, best first (ties by
-    ``tiebreak``), with conflicts and bids marked (chairs); an empty page while the venue has
-    no scores yet."""
-    run = latest_run(session, venue_id)
+    """One page of the pool's latest run's stored pairs matching ``where``, best first
+    (ties by ``tiebreak``), with conflicts and bids marked (chairs); an empty page while the
+    pool has no scores yet."""
+    run = latest_run(session, venue_id, pool)
     if run is None:
         return Paged([], 0, limit, offset)
     query = (
@@ -182,13 +194,19 @@ def _scored_page(
 
 
 def top_reviewers(
-    session: Session, venue_id: str, paper_id: str, principal: Principal, limit: int, offset: int
+    session: Session,
+    venue_id: str,
+    paper_id: str,
+    principal: Principal,
+    limit: int,
+    offset: int,
+    pool: str = DEFAULT_POOL,
 ) -> Paged[PairScoreOut]:
-    """A paper's stored reviewers, best first (404 for an unknown paper)."""
+    """A paper's stored persons of the pool, best first (404 for an unknown paper)."""
     require_paper(session, venue_id, paper_id)
     where = AffinityScore.paper_id == paper_id
     return _scored_page(
-        session, venue_id, where, AffinityScore.reviewer_id, limit, offset, principal
+        session, venue_id, where, AffinityScore.reviewer_id, limit, offset, principal, pool
     )
 
 
@@ -199,17 +217,23 @@ def top_papers(
     principal: Principal,
     limit: int,
     offset: int,
+    pool: str = DEFAULT_POOL,
 ) -> Paged[PairScoreOut]:
-    """A reviewer's stored papers, best first (404 for an unknown reviewer)."""
+    """A person's stored papers in the pool's latest run, best first (404 for an unknown
+    person)."""
     require_reviewer(session, venue_id, reviewer_id)
     where = AffinityScore.reviewer_id == reviewer_id
-    return _scored_page(session, venue_id, where, AffinityScore.paper_id, limit, offset, principal)
+    return _scored_page(
+        session, venue_id, where, AffinityScore.paper_id, limit, offset, principal, pool
+    )
 
 
-def affinity_export_rows(session: Session, venue_id: str) -> Iterator[tuple[Any, ...]]:
-    """The latest run's scores as ``(paper_id, reviewer_id, score)``, by paper, best first;
-    409 ``no_affinities`` while there is no run."""
-    run = require_run(session, venue_id)
+def affinity_export_rows(
+    session: Session, venue_id: str, pool: str = DEFAULT_POOL
+) -> Iterator[tuple[Any, ...]]:
+    """The pool's latest run's scores as ``(paper_id, reviewer_id, score)``, by paper, best
+    first; 409 ``no_affinities`` while there is no run."""
+    run = require_run(session, venue_id, pool)
     rows = session.execute(
         select(AffinityScore.paper_id, AffinityScore.reviewer_id, AffinityScore.score)
         .where(AffinityScore.run_id == run.id)

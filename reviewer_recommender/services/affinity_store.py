@@ -22,6 +22,7 @@ from reviewer_recommender.errors import InvalidRequest, StateConflict
 from reviewer_recommender.services.assignment import json_safe
 from reviewer_recommender.services.explain import saved_model_dir
 from reviewer_recommender.services.params import ConflictParams
+from reviewer_recommender.services.pools import DEFAULT_POOL, check_pool
 from reviewer_recommender.services.problem import Rows
 from reviewer_recommender.services.scoring import (
     CancelCheck,
@@ -50,6 +51,7 @@ class AffinityJobParams:
     scoring: ScoringParams
     top_n: int
     conflicts: ConflictParams
+    pool: str = DEFAULT_POOL
 
 
 def affinity_job_params(
@@ -75,8 +77,12 @@ def affinity_job_params(
         conflicts = ConflictParams.model_validate(params.get("conflicts") or {})
     except ValidationError as error:
         raise InvalidRequest("invalid_option", f"bad conflict parameters: {error}") from error
+    pool = check_pool(str(params.get("pool") or DEFAULT_POOL))
     return AffinityJobParams(
-        scoring=scoring, top_n=int(params.get("top_n") or default_top_n), conflicts=conflicts
+        scoring=scoring,
+        top_n=int(params.get("top_n") or default_top_n),
+        conflicts=conflicts,
+        pool=pool,
     )
 
 
@@ -88,22 +94,30 @@ class VenueScoringInputs:
     corpus: Corpus
     bids: Rows
     pins: Rows
+    pool: str = DEFAULT_POOL
 
 
-def read_scoring_inputs(session: Session, venue_id: str) -> VenueScoringInputs:
-    """The venue's reviewers, submissions, bids and pins; :class:`StateConflict` while it
-    has no reviewers or no submissions."""
+def read_scoring_inputs(
+    session: Session, venue_id: str, pool: str = DEFAULT_POOL
+) -> VenueScoringInputs:
+    """The pool's persons, the submissions, and the persons' bids and pins;
+    :class:`StateConflict` while the pool has no persons or the venue no submissions."""
     version = corpus_version(session, venue_id)  # before the corpus: a run made stale shows it
-    reviewers, submissions = load_corpus(session, venue_id)
+    reviewers, submissions = load_corpus(session, venue_id, pool)
     if not reviewers:
-        raise StateConflict(None, f"venue {venue_id!r} has no reviewers: upload them first")
+        if pool == DEFAULT_POOL:
+            raise StateConflict(None, f"venue {venue_id!r} has no reviewers: upload them first")
+        raise StateConflict(
+            None, f"pool {pool} of venue {venue_id!r} has no persons: upload them first"
+        )
     if not submissions:
         raise StateConflict(None, f"venue {venue_id!r} has no submissions: upload them first")
     return VenueScoringInputs(
         corpus_version=version,
         corpus=Corpus(reviewers=reviewers, submissions=submissions),
-        bids=Rows(bids_frame(session, venue_id), "venue bids"),
-        pins=Rows(pins_frame(session, venue_id), "venue pins"),
+        bids=Rows(bids_frame(session, venue_id, pool), "venue bids"),
+        pins=Rows(pins_frame(session, venue_id, pool), "venue pins"),
+        pool=pool,
     )
 
 
@@ -143,16 +157,20 @@ def score_venue(
 
 
 def save_fitted_model(
-    model: AffinityModel, models_dir: Path | None, venue_id: str, job_id: int
+    model: AffinityModel,
+    models_dir: Path | None,
+    venue_id: str,
+    job_id: int,
+    pool: str = DEFAULT_POOL,
 ) -> Path | None:
     """Keep the fitted model of a run for explanations, and only the newest run's per venue
-    (explanations are of the latest run). None if not kept: a failure to save costs speed
-    only (explanations then re-fit), so it is not fatal."""
+    and pool (explanations are of the pool's latest run). None if not kept: a failure to
+    save costs speed only (explanations then re-fit), so it is not fatal."""
     if models_dir is None:
         return None
     from recommender.affinity.store import save_model
 
-    target = saved_model_dir(models_dir, venue_id, job_id)
+    target = saved_model_dir(models_dir, venue_id, job_id, pool)
     try:
         save_model(model, target)
     except OSError:
@@ -185,13 +203,14 @@ def store_affinity_run(
     result: ScoreResult,
 ) -> StoredAffinityRun:
     """Add the run, its kept scores (pins and pairs bids exclude as ``requested``), its
-    statistics and the venue's detected conflicts (replacing the previous ones) to
+    statistics and the detected conflicts of its persons (replacing their previous ones) to
     ``session``; the caller commits."""
     records = result.kept_pairs(with_excluded=True)
     statistics = dict(result.statistics or {})
     statistics["stored_pairs"] = len(records)
     run = AffinityRun(
         venue_id=venue_id,
+        pool=params.pool,
         job_id=job_id,
         config=json_safe(params.scoring.to_dict()),
         n_papers=len(result.affinity.paper_ids),
@@ -205,9 +224,16 @@ def store_affinity_run(
     score_rows = records.assign(run_id=run.id).to_dict("records")
     for start in range(0, len(score_rows), INSERT_ROWS):
         session.execute(insert(AffinityScore), score_rows[start : start + INSERT_ROWS])
-    session.execute(
-        delete(Conflict).where(Conflict.venue_id == venue_id, Conflict.source == "detected")
-    )
+    # the detected conflicts of this pool's persons are replaced (other pools' are kept)
+    scored = [str(r) for r in result.affinity.reviewer_ids]
+    for start in range(0, len(scored), INSERT_ROWS):
+        session.execute(
+            delete(Conflict).where(
+                Conflict.venue_id == venue_id,
+                Conflict.source == "detected",
+                Conflict.reviewer_id.in_(scored[start : start + INSERT_ROWS]),
+            )
+        )
     conflict_rows = (
         result.conflict_constraints()[["paper_id", "reviewer_id", "reason"]]
         .assign(venue_id=venue_id, source="detected")

@@ -247,11 +247,12 @@ def paper_stats(
     limit: int,
     offset: int,
 ) -> dict[str, Any]:
-    """Per paper: demand, assigned, missing, min and mean score (``Page[PaperStatOut]``)."""
-    from reviewer_recommender.storage.models import SubmissionRow
+    """Per paper (per area chair in a senior area chairs' run): demand, assigned, missing,
+    min and mean score (``Page[PaperStatOut]``)."""
+    from reviewer_recommender.services.hierarchy import run_items
 
     venue_id = row.venue_id
-    paper_ids = _ids(session, SubmissionRow, venue_id)
+    paper_ids = run_items(session, row)
     pairs = _run_pairs(session, row)
     limits = run_limits(session, row)
     frame = (
@@ -304,10 +305,10 @@ def reviewer_stats(
     (``Page[ReviewerLoadOut]``); ``which``: all, over (above max), under (below min),
     unassigned, full (at max)."""
     from reviewer_recommender.services.limits import stored_max_loads
-    from reviewer_recommender.storage.models import ReviewerRow
+    from reviewer_recommender.services.pools import pool_person_ids
 
     venue_id = row.venue_id
-    reviewer_ids = _ids(session, ReviewerRow, venue_id)
+    reviewer_ids = pool_person_ids(session, venue_id, row.pool)
     pairs = _run_pairs(session, row)
     limits = run_limits(session, row)
     frame = (
@@ -335,7 +336,7 @@ def reviewer_stats(
     ordered = _page(frame, sort, descending, "reviewer_id")
     page = ordered.iloc[offset : offset + limit]
     names = lookup(session, venue_id, (), list(page["reviewer_id"]))
-    stored = stored_max_loads(session, venue_id) if chair else {}
+    stored = stored_max_loads(session, venue_id, row.pool) if chair else {}
     items = [
         json_safe(
             {

@@ -13,7 +13,8 @@ from sqlalchemy.orm import Session
 from reviewer_recommender.errors import InvalidRequest
 from reviewer_recommender.services.limits import resolve_limits
 from reviewer_recommender.services.params import AssignmentIn
-from reviewer_recommender.storage.models import ReviewerRow, SubmissionRow
+from reviewer_recommender.services.pools import pool_person_ids
+from reviewer_recommender.storage.models import SubmissionRow
 
 
 def _ids(session: Session, model: Any, venue_id: str) -> list[str]:
@@ -24,13 +25,18 @@ def capacity_check(session: Session, venue_id: str, body: AssignmentIn) -> dict[
     """``CapacityOut`` for a solve with ``body`` in the venue as it is now."""
     from reviewer_recommender.services.assignment import capacity, capacity_shortfall
 
-    parameters = body.model_dump(mode="json")
+    parameters = body.solve_parameters()
     limits = resolve_limits(session, venue_id, parameters)
     resolved = body.model_copy(
         update={"demand": dict(limits.demand), "custom_max_load": dict(limits.max_load)}
     )
-    papers = _ids(session, SubmissionRow, venue_id)
-    reviewers = _ids(session, ReviewerRow, venue_id)
+    if body.pool == "senior_area_chairs":
+        from reviewer_recommender.services.hierarchy import area_chair_items
+
+        _run, papers = area_chair_items(session, venue_id)
+    else:
+        papers = _ids(session, SubmissionRow, venue_id)
+    reviewers = pool_person_ids(session, venue_id, body.pool)
     totals = capacity(resolved, papers, reviewers)
     return {
         "fits": totals.fits,
@@ -48,7 +54,13 @@ def capacity_check(session: Session, venue_id: str, body: AssignmentIn) -> dict[
 
 
 def venue_capacity(
-    session: Session, venue_id: str, *, reviewers_per_paper: int, min_load: int, max_load: int
+    session: Session,
+    venue_id: str,
+    *,
+    reviewers_per_paper: int,
+    min_load: int,
+    max_load: int,
+    pool: str = "reviewers",
 ) -> dict[str, Any]:
     """:func:`capacity_check` for a solve with these options (422 when ``min_load`` exceeds
     ``max_load``: no reviewer could meet both)."""
@@ -58,8 +70,13 @@ def venue_capacity(
             f"min_load: {min_load} exceeds the maximum load {max_load}; no reviewer could "
             "meet both",
         )
-    body = AssignmentIn(
-        reviewers_per_paper=reviewers_per_paper, min_load=min_load, max_load=max_load
+    body = AssignmentIn.model_validate(
+        {
+            "reviewers_per_paper": reviewers_per_paper,
+            "min_load": min_load,
+            "max_load": max_load,
+            "pool": pool,
+        }
     )
     return capacity_check(session, venue_id, body)
 

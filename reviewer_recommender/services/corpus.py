@@ -4,6 +4,10 @@ An upload is parsed completely (by :mod:`recommender.io`, at the face) and check
 the id and text policy before anything is written; it is then stored in one transaction
 with a new corpus version (affinities computed before it become stale): whole or not at
 all. Re-uploading an id updates that reviewer or submission.
+
+Reviewer records are the venue's persons; an upload of them names a pool
+(:mod:`reviewer_recommender.services.pools`; the reviewers' by default) and adds them to it,
+so one person can be uploaded into several pools (their profile is the last one uploaded).
 """
 
 from __future__ import annotations
@@ -20,8 +24,15 @@ from reviewer_recommender.services.ids import (
     check_submissions,
     refuse_stored_lookalikes,
 )
+from reviewer_recommender.services.pools import (
+    add_members,
+    check_pool,
+    members_query,
+    pools_of,
+    record_unpooled,
+)
 from reviewer_recommender.services.results import UploadCounts
-from reviewer_recommender.storage.models import ReviewerRow, SubmissionRow
+from reviewer_recommender.storage.models import DEFAULT_POOL, ReviewerRow, SubmissionRow
 from reviewer_recommender.storage.repository import (
     Paged,
     audit,
@@ -49,17 +60,44 @@ class ReviewerRecord:
     affiliation: str
     attributes: dict[str, str]
     n_publications: int
+    pools: list[str]
 
 
 def store_reviewers(
-    session: Session, venue_id: str, actor: str, reviewers: tuple[Reviewer, ...], source: str
+    session: Session,
+    venue_id: str,
+    actor: str,
+    reviewers: tuple[Reviewer, ...],
+    source: str,
+    pool: str = DEFAULT_POOL,
 ) -> UploadCounts:
-    """Check and upsert parsed reviewers (422 naming every bad id or text, or an id that looks
-    like a stored one, first)."""
+    """Check and upsert parsed persons and add them to ``pool`` (422 naming every bad id
+    or text, an id that looks like a stored one, or an unknown pool, first)."""
+    check_pool(pool)
     check_reviewers(reviewers, source)
     refuse_stored_lookalikes(session, venue_id, "reviewer", [r.id for r in reviewers], source)
     rows = [reviewer_to_row(venue_id, r) for r in reviewers]
-    return _store(session, venue_id, actor, ReviewerRow, rows, "reviewers.upload", source)
+    ids = [r["id"] for r in rows]
+    if pool != DEFAULT_POOL:
+        record_unpooled(session, venue_id, ids)
+    created, updated = upsert(session, ReviewerRow, venue_id, rows)
+    joined = add_members(session, venue_id, pool, ids)
+    bump_corpus_version(session, venue_id)
+    audit(
+        session,
+        venue_id,
+        actor,
+        "reviewers.upload",
+        source=source,
+        created=created,
+        updated=updated,
+        pool=pool,
+        joined_pool=joined,
+    )
+    session.commit()
+    return UploadCounts(
+        created=created, updated=updated, total=count_rows(session, ReviewerRow, venue_id)
+    )
 
 
 def store_submissions(
@@ -77,13 +115,12 @@ def _store(
     session: Session,
     venue_id: str,
     actor: str,
-    model: type[ReviewerRow] | type[SubmissionRow],
+    model: type[SubmissionRow],
     rows: list[dict[str, Any]],
     action: str,
     source: str,
 ) -> UploadCounts:
-    """Upsert checked reviewer or submission rows, a new corpus version, audited and
-    committed."""
+    """Upsert checked submission rows, a new corpus version, audited and committed."""
     created, updated = upsert(session, model, venue_id, rows)
     bump_corpus_version(session, venue_id)
     audit(session, venue_id, actor, action, source=source, created=created, updated=updated)
@@ -93,7 +130,7 @@ def _store(
     )
 
 
-def _reviewer_record(row: ReviewerRow) -> ReviewerRecord:
+def _reviewer_record(row: ReviewerRow, pools: list[str]) -> ReviewerRecord:
     return ReviewerRecord(
         id=row.id,
         name=row.name,
@@ -102,20 +139,28 @@ def _reviewer_record(row: ReviewerRow) -> ReviewerRecord:
         affiliation=row.affiliation,
         attributes=row.attributes,
         n_publications=len(row.publications),
+        pools=pools,
     )
 
 
 def list_reviewers(
-    session: Session, venue_id: str, limit: int, offset: int
+    session: Session, venue_id: str, limit: int, offset: int, pool: str | None = None
 ) -> Paged[ReviewerRecord]:
-    """The venue's reviewers by id."""
+    """The venue's persons by id (of one pool when ``pool`` is given), with their pools."""
     query = select(ReviewerRow).where(ReviewerRow.venue_id == venue_id).order_by(ReviewerRow.id)
+    if pool is not None:
+        check_pool(pool)
+        query = query.where(ReviewerRow.id.in_(members_query(venue_id, pool)))
     found = query_page(session, query, limit, offset)
-    return Paged([_reviewer_record(r) for r in found.items], found.total, limit, offset)
+    pools = pools_of(session, venue_id, [r.id for r in found.items])
+    return Paged(
+        [_reviewer_record(r, pools[r.id]) for r in found.items], found.total, limit, offset
+    )
 
 
 def get_reviewer(session: Session, venue_id: str, reviewer_id: str) -> ReviewerRecord:
-    return _reviewer_record(require_reviewer(session, venue_id, reviewer_id))
+    row = require_reviewer(session, venue_id, reviewer_id)
+    return _reviewer_record(row, pools_of(session, venue_id, [row.id])[row.id])
 
 
 def list_submissions(session: Session, venue_id: str, limit: int, offset: int) -> Paged[Submission]:

@@ -20,15 +20,19 @@ from sqlalchemy.orm import Session
 
 from recommender.affinity import AffinityModel, RunOptions, ScoringParams
 from reviewer_recommender.errors import StateConflict
-from reviewer_recommender.storage.models import AffinityRun
+from reviewer_recommender.storage.models import DEFAULT_POOL, AffinityRun
 from reviewer_recommender.storage.repository import corpus_version, load_corpus
 
 
-def saved_model_dir(models_dir: Path, venue_id: str, job_id: int) -> Path:
+def saved_model_dir(models_dir: Path, venue_id: str, job_id: int, pool: str = DEFAULT_POOL) -> Path:
     """Where the fitted model of an affinity job is kept: one folder per venue (named by a
-    digest, whatever characters the venue id holds), one per job."""
+    digest, whatever characters the venue id holds), one per pool other than the
+    reviewers', one per job."""
     venue_key = hashlib.sha256(venue_id.encode("utf-8")).hexdigest()[:24]
-    return models_dir / venue_key / f"job-{job_id}"
+    folder = models_dir / venue_key
+    if pool != DEFAULT_POOL:
+        folder = folder / pool
+    return folder / f"job-{job_id}"
 
 
 class ExplainerCache:
@@ -71,7 +75,7 @@ class ExplainerCache:
                     None,
                     f"affinity run {run.id} cannot be explained: {error}",
                 ) from None
-            reviewers, submissions = load_corpus(session, run.venue_id)
+            reviewers, submissions = load_corpus(session, run.venue_id, run.pool)
             model = AffinityModel(params, self.options).fit(reviewers, submissions)
         with self._lock:
             self._models[key] = model
@@ -84,7 +88,7 @@ class ExplainerCache:
             return None
         from recommender.affinity.store import load_model
 
-        directory = saved_model_dir(self.models_dir, run.venue_id, run.job_id)
+        directory = saved_model_dir(self.models_dir, run.venue_id, run.job_id, run.pool)
         if not (directory / "model.json").is_file():
             return None
         try:

@@ -11,6 +11,11 @@ refused rather than silently overridden.
 Every solve reads the stored rows when it runs; an edit or a publication checks a run
 against the rows stored *now*, so lowering a reviewer's load after a solve is caught before
 that run goes live.
+
+The stored rows are kept per pool (:mod:`reviewer_recommender.services.pools`): a paper needs
+three reviewers and one area chair; a person's max load as a reviewer is not their max load
+as an area chair. A call that names no pool means the reviewers'; a solve's parameters name
+theirs (``pool``).
 """
 
 from __future__ import annotations
@@ -26,11 +31,13 @@ from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from recommender.corpus import InputError, Problem
+from reviewer_recommender.errors import InvalidRequest
+from reviewer_recommender.services.pools import check_pool, in_pool, not_in_pool
 from reviewer_recommender.services.results import UploadCounts
 from reviewer_recommender.storage.models import (
+    DEFAULT_POOL,
     PaperDemand,
     ReviewerMaxLoad,
-    ReviewerRow,
     SubmissionRow,
 )
 from reviewer_recommender.storage.repository import (
@@ -44,24 +51,31 @@ from reviewer_recommender.storage.repository import (
 from reviewer_recommender.storage.search_keys import display_name
 
 
-def stored_demands(session: Session, venue_id: str) -> dict[str, int]:
+def stored_demands(session: Session, venue_id: str, pool: str = DEFAULT_POOL) -> dict[str, int]:
     return {
         str(p): int(d)
         for p, d in session.execute(
-            select(PaperDemand.paper_id, PaperDemand.demand).where(PaperDemand.venue_id == venue_id)
+            select(PaperDemand.paper_id, PaperDemand.demand).where(
+                PaperDemand.venue_id == venue_id, PaperDemand.pool == pool
+            )
         )
     }
 
 
-def stored_max_loads(session: Session, venue_id: str) -> dict[str, int]:
+def stored_max_loads(session: Session, venue_id: str, pool: str = DEFAULT_POOL) -> dict[str, int]:
     return {
         str(r): int(m)
         for r, m in session.execute(
             select(ReviewerMaxLoad.reviewer_id, ReviewerMaxLoad.max_load).where(
-                ReviewerMaxLoad.venue_id == venue_id
+                ReviewerMaxLoad.venue_id == venue_id, ReviewerMaxLoad.pool == pool
             )
         )
     }
+
+
+def parameters_pool(parameters: Mapping[str, Any]) -> str:
+    """The pool a solve's parameters name (the reviewers' when they name none)."""
+    return str(parameters.get("pool") or DEFAULT_POOL)
 
 
 @dataclass(frozen=True)
@@ -138,18 +152,20 @@ class StoredLimits:
         )
 
 
-def read_stored_limits(session: Session, venue_id: str) -> StoredLimits:
-    return StoredLimits(stored_demands(session, venue_id), stored_max_loads(session, venue_id))
+def read_stored_limits(session: Session, venue_id: str, pool: str = DEFAULT_POOL) -> StoredLimits:
+    return StoredLimits(
+        stored_demands(session, venue_id, pool), stored_max_loads(session, venue_id, pool)
+    )
 
 
-def demands_frame(session: Session, venue_id: str) -> pd.DataFrame:
+def demands_frame(session: Session, venue_id: str, pool: str = DEFAULT_POOL) -> pd.DataFrame:
     """The stored demands as ``paper_id, demand`` rows (the service layer's demand rows)."""
-    return read_stored_limits(session, venue_id).demand_rows()
+    return read_stored_limits(session, venue_id, pool).demand_rows()
 
 
-def max_loads_frame(session: Session, venue_id: str) -> pd.DataFrame:
+def max_loads_frame(session: Session, venue_id: str, pool: str = DEFAULT_POOL) -> pd.DataFrame:
     """The stored max loads as ``reviewer_id, max`` rows (the service layer's load rows)."""
-    return read_stored_limits(session, venue_id).max_load_rows()
+    return read_stored_limits(session, venue_id, pool).max_load_rows()
 
 
 def _default(parameters: Mapping[str, Any], name: str) -> int:
@@ -166,13 +182,13 @@ def resolve_limits(
     stored: StoredLimits | None = None,
 ) -> Limits:
     """The limits of a solve with ``parameters`` (an AssignmentIn dump; absent fields take
-    its defaults), under the venue's stored demand and max loads as they are now (or as
+    its defaults), under the stored demand and max loads of its pool as they are now (or as
     ``stored`` read them). The same precedence as
     :func:`reviewer_recommender.services.problem.build_problem`
     given the stored rows as its ``demand``/``max_loads`` rows: rows over maps over
     defaults."""
     if stored is None:
-        stored = read_stored_limits(session, venue_id)
+        stored = read_stored_limits(session, venue_id, parameters_pool(parameters))
     demands = dict(stored.demands)
     max_loads = dict(stored.max_loads)
     inline_demand = {str(k): int(v) for k, v in (parameters.get("demand") or {}).items()}
@@ -192,9 +208,15 @@ def contradictions(session: Session, venue_id: str, parameters: Mapping[str, Any
     """Entries of a solve's ``demand``/``custom_max_load`` maps that a stored row overrides
     with another value (the solve would silently not do what it asks)."""
     found = []
+    pool = parameters_pool(parameters)
     for key, stored, what, resource in (
-        ("demand", stored_demands(session, venue_id), "demand", "paper-demands"),
-        ("custom_max_load", stored_max_loads(session, venue_id), "max load", "reviewer-max-loads"),
+        ("demand", stored_demands(session, venue_id, pool), "demand", "paper-demands"),
+        (
+            "custom_max_load",
+            stored_max_loads(session, venue_id, pool),
+            "max load",
+            "reviewer-max-loads",
+        ),
     ):
         for item, value in (parameters.get(key) or {}).items():
             if item in stored and stored[item] != int(value):
@@ -206,10 +228,18 @@ def contradictions(session: Session, venue_id: str, parameters: Mapping[str, Any
 
 
 def unknown_ids(session: Session, venue_id: str, parameters: Mapping[str, Any]) -> list[str]:
-    """Ids of a solve's ``demand``/``custom_max_load`` maps the venue does not have."""
+    """Ids of a solve's ``demand``/``custom_max_load`` maps the venue (its pool) does not
+    have."""
     found = []
+    pool = parameters_pool(parameters)
     papers = set(parameters.get("demand") or {})
-    if papers:
+    if papers and pool == "senior_area_chairs":
+        # the senior area chairs' items are area chairs
+        found += [
+            f"demand: area chair {p!r} not found"
+            for p in not_in_pool(session, venue_id, "area_chairs", papers)
+        ]
+    elif papers:
         known = set(
             session.scalars(
                 select(SubmissionRow.id).where(
@@ -220,14 +250,10 @@ def unknown_ids(session: Session, venue_id: str, parameters: Mapping[str, Any]) 
         found += [f"demand: paper {p!r} not found" for p in sorted(papers - known)]
     reviewers = set(parameters.get("custom_max_load") or {})
     if reviewers:
-        known = set(
-            session.scalars(
-                select(ReviewerRow.id).where(
-                    ReviewerRow.venue_id == venue_id, ReviewerRow.id.in_(sorted(reviewers))
-                )
-            )
-        )
-        found += [f"custom_max_load: reviewer {r!r} not found" for r in sorted(reviewers - known)]
+        found += [
+            f"custom_max_load: reviewer {r!r} not found in pool {pool}"
+            for r in not_in_pool(session, venue_id, pool, reviewers)
+        ]
     return found
 
 
@@ -241,15 +267,43 @@ def _unknown(
     ]
 
 
-def replace_demands(session: Session, venue_id: str, frame: pd.DataFrame, source: str) -> int:
-    """Replace the venue's stored demands with ``frame`` (``paper_id, demand``), in the
+def _not_members(
+    session: Session, venue_id: str, pool: str, ids: Sequence[str], source: str
+) -> list[Problem]:
+    return [
+        Problem(source, None, "reviewer_id", f"unknown reviewer id {i!r} in pool {pool}")
+        for i in not_in_pool(session, venue_id, pool, ids)
+    ]
+
+
+def check_demand_pool(pool: str) -> str:
+    """``pool`` if papers can store a demand of it: 422 for the senior area chairs, whose
+    solve gives every area chair ``reviewers_per_paper`` of them."""
+    check_pool(pool)
+    if pool == "senior_area_chairs":
+        raise InvalidRequest(
+            "invalid_option",
+            "papers store no demand of senior area chairs: their solve gives each area chair "
+            "reviewers_per_paper senior area chairs (or its entry in demand)",
+            field="pool",
+        )
+    return pool
+
+
+def replace_demands(
+    session: Session, venue_id: str, frame: pd.DataFrame, source: str, pool: str = DEFAULT_POOL
+) -> int:
+    """Replace the pool's stored demands with ``frame`` (``paper_id, demand``), in the
     caller's transaction; InputError naming every unknown paper (nothing changed then)."""
+    check_demand_pool(pool)
     problems = _unknown(session, venue_id, list(frame["paper_id"]), SubmissionRow, "paper", source)
     if problems:
         raise InputError(problems)
-    session.execute(delete(PaperDemand).where(PaperDemand.venue_id == venue_id))
+    session.execute(
+        delete(PaperDemand).where(PaperDemand.venue_id == venue_id, PaperDemand.pool == pool)
+    )
     rows = [
-        {"venue_id": venue_id, "paper_id": str(p), "demand": int(d)}
+        {"venue_id": venue_id, "pool": pool, "paper_id": str(p), "demand": int(d)}
         for p, d in zip(frame["paper_id"], frame["demand"], strict=True)
     ]
     if rows:
@@ -257,16 +311,22 @@ def replace_demands(session: Session, venue_id: str, frame: pd.DataFrame, source
     return len(rows)
 
 
-def replace_max_loads(session: Session, venue_id: str, frame: pd.DataFrame, source: str) -> int:
-    """Replace the venue's stored max loads with ``frame`` (``reviewer_id, max``)."""
-    problems = _unknown(
-        session, venue_id, list(frame["reviewer_id"]), ReviewerRow, "reviewer", source
-    )
+def replace_max_loads(
+    session: Session, venue_id: str, frame: pd.DataFrame, source: str, pool: str = DEFAULT_POOL
+) -> int:
+    """Replace the pool's stored max loads with ``frame`` (``reviewer_id, max``);
+    InputError naming every id that is not a person of the pool."""
+    check_pool(pool)
+    problems = _not_members(session, venue_id, pool, list(frame["reviewer_id"]), source)
     if problems:
         raise InputError(problems)
-    session.execute(delete(ReviewerMaxLoad).where(ReviewerMaxLoad.venue_id == venue_id))
+    session.execute(
+        delete(ReviewerMaxLoad).where(
+            ReviewerMaxLoad.venue_id == venue_id, ReviewerMaxLoad.pool == pool
+        )
+    )
     rows = [
-        {"venue_id": venue_id, "reviewer_id": str(r), "max_load": int(m)}
+        {"venue_id": venue_id, "pool": pool, "reviewer_id": str(r), "max_load": int(m)}
         for r, m in zip(frame["reviewer_id"], frame["max"], strict=True)
     ]
     if rows:
@@ -291,26 +351,49 @@ MAX_LOADS = StoredTable(
 )
 
 
+def _pool_detail(pool: str) -> dict[str, str]:
+    """What an audit entry of a stored limit says of its pool (nothing for the reviewers',
+    as before pools existed)."""
+    return {} if pool == DEFAULT_POOL else {"pool": pool}
+
+
 def delete_stored_entry(
-    session: Session, venue_id: str, table: StoredTable, entry_id: str, actor: str
+    session: Session,
+    venue_id: str,
+    table: StoredTable,
+    entry_id: str,
+    actor: str,
+    pool: str = DEFAULT_POOL,
 ) -> None:
-    """Remove one stored entry of ``table`` (404 when there is none), audited and
-    committed: that paper or reviewer takes each solve's default again."""
-    row = session.get(table.model, (venue_id, entry_id))
+    """Remove one stored entry of ``table`` in ``pool`` (404 when there is none), audited
+    and committed: that paper or reviewer takes each solve's default again."""
+    check_pool(pool)
+    row = session.get(table.model, (venue_id, pool, entry_id))
     if row is None:
         raise not_found(table.entry, entry_id)
     session.delete(row)
-    audit(session, venue_id, actor, f"{table.action}.delete", **{table.key: entry_id})
+    audit(
+        session,
+        venue_id,
+        actor,
+        f"{table.action}.delete",
+        **{table.key: entry_id},
+        **_pool_detail(pool),
+    )
     session.commit()
 
 
-def clear_stored_table(session: Session, venue_id: str, table: StoredTable, actor: str) -> int:
-    """Remove every stored entry of ``table``, audited and committed; returns how many
-    there were."""
+def clear_stored_table(
+    session: Session, venue_id: str, table: StoredTable, actor: str, pool: str = DEFAULT_POOL
+) -> int:
+    """Remove every stored entry of ``table`` in ``pool``, audited and committed; returns
+    how many there were."""
+    check_pool(pool)
     model = table.model
-    count = int(session.scalar(select(func.count()).where(model.venue_id == venue_id)) or 0)
-    session.execute(delete(model).where(model.venue_id == venue_id))
-    audit(session, venue_id, actor, f"{table.action}.clear", rows=count)
+    where = (model.venue_id == venue_id, model.pool == pool)
+    count = int(session.scalar(select(func.count()).where(*where)) or 0)
+    session.execute(delete(model).where(*where))
+    audit(session, venue_id, actor, f"{table.action}.clear", rows=count, **_pool_detail(pool))
     session.commit()
     return count
 
@@ -333,31 +416,62 @@ class ReviewerMaxLoadEntry:
 
 
 def upload_demands(
-    session: Session, venue_id: str, frame: pd.DataFrame, source: str, actor: str
+    session: Session,
+    venue_id: str,
+    frame: pd.DataFrame,
+    source: str,
+    actor: str,
+    pool: str = DEFAULT_POOL,
 ) -> UploadCounts:
-    """Replace the stored demands with a parsed ``paper_id, demand`` file (audited,
+    """Replace the pool's stored demands with a parsed ``paper_id, demand`` file (audited,
     committed); InputError naming every unknown paper, nothing changed then."""
-    stored = replace_demands(session, venue_id, frame, source)
-    audit(session, venue_id, actor, "paper_demands.upload", source=source, rows=stored)
+    stored = replace_demands(session, venue_id, frame, source, pool)
+    audit(
+        session,
+        venue_id,
+        actor,
+        "paper_demands.upload",
+        source=source,
+        rows=stored,
+        **_pool_detail(pool),
+    )
     session.commit()
     return UploadCounts(created=stored, updated=0, total=stored)
 
 
 def upload_max_loads(
-    session: Session, venue_id: str, frame: pd.DataFrame, source: str, actor: str
+    session: Session,
+    venue_id: str,
+    frame: pd.DataFrame,
+    source: str,
+    actor: str,
+    pool: str = DEFAULT_POOL,
 ) -> UploadCounts:
-    """Replace the stored max loads with a parsed ``reviewer_id, max`` file (audited,
-    committed); InputError naming every unknown reviewer, nothing changed then."""
-    stored = replace_max_loads(session, venue_id, frame, source)
-    audit(session, venue_id, actor, "reviewer_max_loads.upload", source=source, rows=stored)
+    """Replace the pool's stored max loads with a parsed ``reviewer_id, max`` file
+    (audited, committed); InputError naming every id not of the pool, nothing changed
+    then."""
+    stored = replace_max_loads(session, venue_id, frame, source, pool)
+    audit(
+        session,
+        venue_id,
+        actor,
+        "reviewer_max_loads.upload",
+        source=source,
+        rows=stored,
+        **_pool_detail(pool),
+    )
     session.commit()
     return UploadCounts(created=stored, updated=0, total=stored)
 
 
-def list_demands(session: Session, venue_id: str, limit: int, offset: int) -> Paged[dict[str, Any]]:
-    """The stored demands by paper id, with the papers' titles."""
+def list_demands(
+    session: Session, venue_id: str, limit: int, offset: int, pool: str = DEFAULT_POOL
+) -> Paged[dict[str, Any]]:
+    """The pool's stored demands by paper id, with the papers' titles."""
     query = (
-        select(PaperDemand).where(PaperDemand.venue_id == venue_id).order_by(PaperDemand.paper_id)
+        select(PaperDemand)
+        .where(PaperDemand.venue_id == venue_id, PaperDemand.pool == pool)
+        .order_by(PaperDemand.paper_id)
     )
     return named_page(
         session,
@@ -370,12 +484,12 @@ def list_demands(session: Session, venue_id: str, limit: int, offset: int) -> Pa
 
 
 def list_max_loads(
-    session: Session, venue_id: str, limit: int, offset: int
+    session: Session, venue_id: str, limit: int, offset: int, pool: str = DEFAULT_POOL
 ) -> Paged[dict[str, Any]]:
-    """The stored max loads by reviewer id, with the reviewers' names."""
+    """The pool's stored max loads by reviewer id, with the reviewers' names."""
     query = (
         select(ReviewerMaxLoad)
-        .where(ReviewerMaxLoad.venue_id == venue_id)
+        .where(ReviewerMaxLoad.venue_id == venue_id, ReviewerMaxLoad.pool == pool)
         .order_by(ReviewerMaxLoad.reviewer_id)
     )
     return named_page(
@@ -389,29 +503,55 @@ def list_max_loads(
 
 
 def set_demand(
-    session: Session, venue_id: str, paper_id: str, demand: int, actor: str
+    session: Session,
+    venue_id: str,
+    paper_id: str,
+    demand: int,
+    actor: str,
+    pool: str = DEFAULT_POOL,
 ) -> PaperDemandEntry:
-    """Store one paper's demand (audited, committed); 404 for an unknown paper."""
+    """Store one paper's demand of the pool's persons (audited, committed); 404 for an
+    unknown paper."""
+    check_demand_pool(pool)
     paper = require_paper(session, venue_id, paper_id)
-    row = session.get(PaperDemand, (venue_id, paper_id))
+    row = session.get(PaperDemand, (venue_id, pool, paper_id))
     if row is None:
-        row = PaperDemand(venue_id=venue_id, paper_id=paper_id, demand=demand)
+        row = PaperDemand(venue_id=venue_id, pool=pool, paper_id=paper_id, demand=demand)
         session.add(row)
     else:
         row.demand = demand
-    audit(session, venue_id, actor, "paper_demands.set", paper_id=paper_id, demand=demand)
+    audit(
+        session,
+        venue_id,
+        actor,
+        "paper_demands.set",
+        paper_id=paper_id,
+        demand=demand,
+        **_pool_detail(pool),
+    )
     session.commit()
     return PaperDemandEntry(paper_id=paper_id, paper_title=paper.title, demand=demand)
 
 
 def set_max_load(
-    session: Session, venue_id: str, reviewer_id: str, max_load: int, actor: str
+    session: Session,
+    venue_id: str,
+    reviewer_id: str,
+    max_load: int,
+    actor: str,
+    pool: str = DEFAULT_POOL,
 ) -> ReviewerMaxLoadEntry:
-    """Store one reviewer's max load (audited, committed); 404 for an unknown reviewer."""
+    """Store one person's max load in the pool (audited, committed); 404 for an unknown
+    reviewer or one not of the pool."""
+    check_pool(pool)
     reviewer = require_reviewer(session, venue_id, reviewer_id)
-    row = session.get(ReviewerMaxLoad, (venue_id, reviewer_id))
+    if not in_pool(session, venue_id, pool, reviewer_id):
+        raise not_found(f"reviewer of pool {pool}", reviewer_id)
+    row = session.get(ReviewerMaxLoad, (venue_id, pool, reviewer_id))
     if row is None:
-        row = ReviewerMaxLoad(venue_id=venue_id, reviewer_id=reviewer_id, max_load=max_load)
+        row = ReviewerMaxLoad(
+            venue_id=venue_id, pool=pool, reviewer_id=reviewer_id, max_load=max_load
+        )
         session.add(row)
     else:
         row.max_load = max_load
@@ -422,6 +562,7 @@ def set_max_load(
         "reviewer_max_loads.set",
         reviewer_id=reviewer_id,
         max_load=max_load,
+        **_pool_detail(pool),
     )
     session.commit()
     return ReviewerMaxLoadEntry(

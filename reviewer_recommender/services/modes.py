@@ -19,6 +19,7 @@ published like any other, through :func:`reviewer_recommender.services.publishin
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -28,8 +29,10 @@ from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import InvalidRequest, StateConflict
 from reviewer_recommender.services.assignment import json_safe
+from reviewer_recommender.services.hierarchy import SENIOR_AREA_CHAIRS, cross_level_pairs
 from reviewer_recommender.services.limits import read_stored_limits, resolve_limits
 from reviewer_recommender.services.params import ReassignParams
+from reviewer_recommender.services.pools import DEFAULT_POOL, check_pool, pool_person_ids
 from reviewer_recommender.services.publishing import run_pairs
 from reviewer_recommender.services.runs import live_run, require_assignment
 from reviewer_recommender.services.tokens import Principal
@@ -39,7 +42,6 @@ from reviewer_recommender.storage.models import (
     Conflict,
     Pin,
     ReviewerMaxLoad,
-    ReviewerRow,
     SubmissionRow,
 )
 from reviewer_recommender.storage.repository import (
@@ -118,8 +120,9 @@ def reassign_live(
     remove: list[tuple[str, str]],
     reason: str,
     actor: str,
+    pool: str = DEFAULT_POOL,
 ) -> tuple[AssignmentRow, Any]:
-    """Create the re-assignment draft of the venue's live run; returns (draft row, the
+    """Create the re-assignment draft of the pool's live run; returns (draft row, the
     service's :class:`reviewer_recommender.services.reassign.ReassignResult`). The caller commits.
 
     409: no live run, no affinities, or no assignment exists even moving live pairs (the
@@ -131,11 +134,20 @@ def reassign_live(
     from reviewer_recommender.services.problem import Rows
     from reviewer_recommender.services.reassign import ReassignInputs, reassign
 
-    live = live_run(session, venue_id)
+    check_pool(pool)
+    if pool == SENIOR_AREA_CHAIRS:
+        raise InvalidRequest(
+            "invalid_option",
+            "a senior area chairs' run is re-solved, not re-assigned: solve the "
+            "senior_area_chairs pool again",
+            field="pool",
+        )
+    live = live_run(session, venue_id, pool)
     if live is None:
+        of_pool = "" if pool == DEFAULT_POOL else f" of pool {pool}"
         raise StateConflict(
             None,
-            f"venue {venue_id!r} has no live assignment to re-assign; publish one first",
+            f"venue {venue_id!r} has no live assignment{of_pool} to re-assign; publish one first",
         )
     if not withdraw and not remove:
         raise InvalidRequest(
@@ -143,13 +155,11 @@ def reassign_live(
             "nothing to re-assign: name withdrawn reviewers (withdraw) and/or pairs to remove "
             "(remove)",
         )
-    run = require_run(session, venue_id)
+    run = require_run(session, venue_id, pool)
     paper_ids = list(
         session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id))
     )
-    reviewer_ids = list(
-        session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id))
-    )
+    reviewer_ids = pool_person_ids(session, venue_id, pool)
     live_pairs = run_pairs(session, live.id)
     live_keys = set(zip(live_pairs["paper_id"], live_pairs["reviewer_id"], strict=True))
     problems = _unknown(withdraw, set(reviewer_ids), "reviewer")
@@ -160,8 +170,8 @@ def reassign_live(
     ][:20]
     if problems:
         raise InvalidRequest(None, "; ".join(problems))
-    stored = read_stored_limits(session, venue_id)
-    limits = resolve_limits(session, venue_id, live.parameters or {}, stored)
+    stored = read_stored_limits(session, venue_id, pool)
+    limits = resolve_limits(session, venue_id, {**(live.parameters or {}), "pool": pool}, stored)
     fields = set(ReassignParams.model_fields)
     params = ReassignParams.model_validate(
         {k: v for k, v in (live.parameters or {}).items() if k in fields}
@@ -175,9 +185,12 @@ def reassign_live(
         remove=Rows(
             pd.DataFrame(remove, columns=["paper_id", "reviewer_id"], dtype=object), "remove"
         ),
-        conflicts=Rows(conflicts_frame(session, venue_id), "venue conflicts"),
-        pins=Rows(pins_frame(session, venue_id), "venue pins"),
-        bids=Rows(bids_frame(session, venue_id), "venue bids"),
+        conflicts=[
+            Rows(conflicts_frame(session, venue_id, pool), "venue conflicts"),
+            *_other_level(session, venue_id, pool, paper_ids, reviewer_ids),
+        ],
+        pins=Rows(pins_frame(session, venue_id, pool), "venue pins"),
+        bids=Rows(bids_frame(session, venue_id, pool), "venue bids"),
         fold_bids=False,  # stored scores already hold the bid preferences
         demand=Rows(stored.demand_rows(), "the venue's stored paper demands"),
         max_loads=Rows(stored.max_load_rows(), "the venue's stored reviewer max loads"),
@@ -194,7 +207,7 @@ def reassign_live(
     except InputError as error:
         raise InvalidRequest(None, str(error)) from error
 
-    _record(session, venue_id, withdraw, remove, reason or f"re-assignment by {actor}", actor)
+    _record(session, venue_id, withdraw, remove, reason or f"re-assignment by {actor}", actor, pool)
     changes = {
         "derived_from": live.id,
         "derived_from_version": live.version,
@@ -234,6 +247,7 @@ def reassign_live(
             job_id=None,
             affinity_run_id=run.id,
             state="draft",
+            pool=pool,
             parameters=dict(live.parameters or {}),
             summary=summary,
         ),
@@ -287,12 +301,16 @@ def _record(
     remove: list[tuple[str, str]],
     reason: str,
     actor: str,
+    pool: str = DEFAULT_POOL,
 ) -> None:
-    """Withdrawals and removals as standing constraints: max load 0, forbids, no pins."""
+    """Withdrawals and removals as standing constraints: max load 0 (in the pool), forbids,
+    no pins."""
     for reviewer_id in sorted(set(withdraw)):
-        row = session.get(ReviewerMaxLoad, (venue_id, reviewer_id))
+        row = session.get(ReviewerMaxLoad, (venue_id, pool, reviewer_id))
         if row is None:
-            session.add(ReviewerMaxLoad(venue_id=venue_id, reviewer_id=reviewer_id, max_load=0))
+            session.add(
+                ReviewerMaxLoad(venue_id=venue_id, pool=pool, reviewer_id=reviewer_id, max_load=0)
+            )
         else:
             row.max_load = 0
     if withdraw:
@@ -325,12 +343,17 @@ def reassign_live_run(
     remove: list[tuple[str, str]],
     reason: str,
     actor: str,
+    pool: str = DEFAULT_POOL,
+    before_commit: Callable[[AssignmentRow], None] | None = None,
 ) -> dict[str, Any]:
     """:func:`reassign_live`, committed: the new draft and what changed against the live
-    run it derives from (``ReassignOut``)."""
+    run it derives from (``ReassignOut``). ``before_commit(draft)`` records what else the
+    re-assignment settles in the same transaction (declines)."""
     row, result = reassign_live(
-        session, venue_id, withdraw=withdraw, remove=remove, reason=reason, actor=actor
+        session, venue_id, withdraw=withdraw, remove=remove, reason=reason, actor=actor, pool=pool
     )
+    if before_commit is not None:
+        before_commit(row)
     session.commit()
     session.refresh(row)
     summary = result.summary
@@ -345,6 +368,21 @@ def reassign_live_run(
         "minimality": summary["minimality"],
         "warnings": result.warnings,
     }
+
+
+def _other_level(
+    session: Session, venue_id: str, pool: str, paper_ids: list[str], reviewer_ids: list[str]
+) -> list[Any]:
+    """The other level's live pairs among these papers and persons, as conflict rows
+    (:func:`reviewer_recommender.services.hierarchy.cross_level_pairs`)."""
+    from reviewer_recommender.services.problem import Rows
+
+    pairs, described = cross_level_pairs(session, venue_id, pool)
+    if described is None:
+        return []
+    inside = pairs["paper_id"].isin(paper_ids) & pairs["reviewer_id"].isin(reviewer_ids)
+    kept = pairs[inside].reset_index(drop=True)
+    return [Rows(kept, "pairs another level forbids")] if len(kept) else []
 
 
 def changed_pairs(frame: pd.DataFrame, reason: str | None = None) -> list[dict[str, Any]]:

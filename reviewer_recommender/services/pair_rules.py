@@ -91,7 +91,7 @@ def addition_obstacles(
     wanted = list(dict.fromkeys(pairs))
     papers = sorted({p for p, _ in wanted})
     reviewers = sorted({r for _, r in wanted})
-    limits = resolve_limits(session, row.venue_id, row.parameters or {})
+    limits = resolve_limits(session, row.venue_id, {**(row.parameters or {}), "pool": row.pool})
     loads = reviewer_loads(session, row, reviewers)
     counts = paper_counts(session, row, papers)
     exclusions = stored_exclusions(session, row.venue_id, wanted)

@@ -9,7 +9,9 @@ Bids keep their label and number; a bid that excludes its pair
 (:func:`recommender.bids.excludes`: Not Willing, Conflict) is also stored as a conflict of
 source ``bid`` (reason ``bid <label>``), which every later solve, publishing check and edit
 respects. The other bids are folded into scores by the next affinity job when its config
-has a non-zero ``bid_weight``.
+has a non-zero ``bid_weight``. A bids upload replaces the chairs' bids (origin ``chair``);
+the bids persons made themselves (origin ``person``, :mod:`reviewer_recommender.services.
+bidding`) are kept, and win over an uploaded bid on the same pair.
 """
 
 from __future__ import annotations
@@ -41,22 +43,60 @@ class Stored:
 
 
 def store_bids(session: Session, venue_id: str, content: bytes, name: str, actor: str) -> Stored:
-    """Replace the venue's bids by the bids file ``content`` (named ``name`` in messages);
-    commits."""
+    """Replace the venue's uploaded bids by the bids file ``content`` (named ``name`` in
+    messages), keeping the persons' own bids; commits."""
     bids = read_bids(content, name)
     check_known_ids(session, venue_id, bids, name)
     check_bid_labels(bids, name)
-    session.execute(delete(Bid).where(Bid.venue_id == venue_id))
-    session.execute(delete(Conflict).where(Conflict.venue_id == venue_id, Conflict.source == "bid"))
+    own = set(
+        session.execute(
+            select(Bid.paper_id, Bid.reviewer_id).where(
+                Bid.venue_id == venue_id, Bid.origin == "person"
+            )
+        ).all()
+    )
+    session.execute(delete(Bid).where(Bid.venue_id == venue_id, Bid.origin == "chair"))
     records = [
-        {"venue_id": venue_id, "paper_id": p, "reviewer_id": r, "label": label, "bid": float(value)}
+        {
+            "venue_id": venue_id,
+            "paper_id": p,
+            "reviewer_id": r,
+            "label": label,
+            "bid": float(value),
+            "origin": "chair",
+        }
         for p, r, label, value in bids[["paper_id", "reviewer_id", "label", "bid"]].itertuples(
             index=False
         )
+        if (p, r) not in own
     ]
     if records:
         session.execute(insert(Bid), records)
-    excluded = bids.loc[excluding_mask(bids["label"]), ["paper_id", "reviewer_id", "label"]]
+    refresh_bid_conflicts(session, venue_id)
+    audit(
+        session,
+        venue_id,
+        actor,
+        "bids.upload",
+        source=name,
+        bids=len(records),
+        **({"kept_person_bids": len(bids) - len(records)} if len(bids) > len(records) else {}),
+    )
+    session.commit()
+    return Stored(created=len(records), updated=0, total=len(bids))
+
+
+def refresh_bid_conflicts(session: Session, venue_id: str) -> None:
+    """The venue's conflicts of source ``bid``: one per stored bid that excludes its pair
+    (Not Willing, Conflict), whoever made it; in the caller's transaction."""
+    session.execute(delete(Conflict).where(Conflict.venue_id == venue_id, Conflict.source == "bid"))
+    stored = pd.DataFrame(
+        session.execute(
+            select(Bid.paper_id, Bid.reviewer_id, Bid.label).where(Bid.venue_id == venue_id)
+        ).all(),
+        columns=["paper_id", "reviewer_id", "label"],
+    )
+    excluded = stored.loc[excluding_mask(stored["label"])] if len(stored) else stored
     conflicts = [
         {
             "venue_id": venue_id,
@@ -69,9 +109,6 @@ def store_bids(session: Session, venue_id: str, content: bytes, name: str, actor
     ]
     if conflicts:
         session.execute(insert(Conflict), conflicts)
-    audit(session, venue_id, actor, "bids.upload", source=name, bids=len(records))
-    session.commit()
-    return Stored(created=len(records), updated=0, total=len(records))
 
 
 def store_pair_constraints(

@@ -8,7 +8,7 @@ from sqlalchemy.orm import Session
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.results import PairScoreOut
 from reviewer_recommender.services.scoring import fold_pair_bid
-from reviewer_recommender.storage.models import AffinityScore, Bid
+from reviewer_recommender.storage.models import DEFAULT_POOL, AffinityScore, Bid
 from reviewer_recommender.storage.names import lookup
 from reviewer_recommender.storage.repository import (
     pair_marks,
@@ -28,12 +28,13 @@ def pair_score(
     explain: bool,
     store: bool,
     marks: bool = True,
+    pool: str = DEFAULT_POOL,
 ) -> PairScoreOut:
     """Score of a pair from the latest run; a pair not stored is computed (its bid folded
     in with the run's weight, as the run folds bids) and, with ``store``, added to the
     session as a requested pair (the caller commits: reads never store). ``marks=False``
-    leaves out bids and conflict reasons (null)."""
-    run = require_run(session, venue_id)
+    leaves out bids and conflict reasons (null). ``pool``: whose latest run."""
+    run = require_run(session, venue_id, pool)
     require_paper(session, venue_id, paper_id)
     require_reviewer(session, venue_id, reviewer_id)
     stored = session.get(AffinityScore, (run.id, paper_id, reviewer_id))

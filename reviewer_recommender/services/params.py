@@ -273,6 +273,10 @@ class RequiredAttributeIn(RequiredAttribute):
 
 Count = Annotated[int, Field(ge=0, le=100_000)]
 
+# the solve options of the service that are not the assignment use case's (AssignParams):
+# which pool is solved and the cross-level rules (read by services.assignment_store)
+LEVEL_OPTIONS = ("pool", "distinct_institutions", "sac_top_k")
+
 
 class AssignmentIn(AssignParams):
     """A solve request: every option of :class:`reviewer_recommender.services.params.AssignParams`
@@ -318,12 +322,44 @@ class AssignmentIn(AssignParams):
         "(GET .../assignments/{id}/papers/{paper_id}?alternates=N and the edge browser); any "
         "other value than 0 is refused",
     )
+    pool: Literal["reviewers", "area_chairs", "senior_area_chairs"] = Field(
+        default="reviewers",
+        exclude=True,
+        description="whose assignment: the persons of this pool to the submissions (the "
+        "reviewers' by default), or senior_area_chairs to the area chairs of the live "
+        "area-chair run",
+    )
+    distinct_institutions: bool = Field(
+        default=False,
+        exclude=True,
+        description="reviewers pool: no reviewer of a paper shares an institution "
+        "(institution_key) with the paper's area chair in the live area-chair run",
+    )
+    sac_top_k: int = Field(
+        default=3,
+        ge=1,
+        le=1000,
+        exclude=True,
+        description="senior_area_chairs pool: a senior area chair's affinity to an area chair "
+        "is the mean of their k best scores over the area chair's papers",
+    )
     name: SafeText = Field(
         default="", max_length=200, exclude=True, description="the new run's name"
     )
     note: SafeText = Field(
         default="", max_length=5000, exclude=True, description="a note on the new run"
     )
+
+    def level_options(self) -> dict[str, Any]:
+        """The level options (:data:`LEVEL_OPTIONS`: which pool, the cross-level rules),
+        which a dump leaves out: the solve options proper are the use case's
+        (:class:`AssignParams`)."""
+        return {name: getattr(self, name) for name in LEVEL_OPTIONS}
+
+    def solve_parameters(self) -> dict[str, Any]:
+        """Every option of the request as JSON, the level options included (what a job and
+        a run record)."""
+        return {**self.model_dump(mode="json"), **self.level_options()}
 
     @field_validator("bid_weight")
     @classmethod

@@ -70,6 +70,9 @@ class AssignInputs:
     ``reviewers``: profiles (affiliation, email, attributes) for side constraints.
     ``paper_ids``/``reviewer_ids``: the full universe when it is wider than the scores
     (papers without a candidate then make the problem infeasible, as they should).
+    ``forbidden``: ``paper_id, reviewer_id`` pairs another level of assignment forbids
+    (:mod:`reviewer_recommender.services.hierarchy`): never assigned, like conflicts, and
+    counted apart (``cross_level_excluded``).
     """
 
     scores: ScoreTable
@@ -84,6 +87,7 @@ class AssignInputs:
     reviewer_ids: Sequence[str] | None = None
     fold_bids: bool = True
     strict: bool = False
+    forbidden: Rows | None = None
 
 
 @dataclass
@@ -150,6 +154,15 @@ def build_problem(inputs: AssignInputs, params: AssignParams) -> BuiltProblem:
         conflicted |= _marked(keys, pairs[known])
         forbidding.append((rows, pairs, known))
     counts["conflicts_applied"] = int(conflicted.sum())
+    if inputs.forbidden is not None and len(inputs.forbidden):
+        rows = inputs.forbidden
+        pairs, known = _pair_codes(
+            rows, paper_index, reviewer_index, report, "forbidden pair", what
+        )
+        hit = _marked(keys, pairs[known])
+        counts["cross_level_excluded"] = int((hit & ~conflicted).sum())
+        conflicted |= hit
+        forbidding.append((rows, pairs, known))
 
     excluded = np.zeros(scores.n_pairs, dtype=bool)
     if inputs.bids is not None and len(inputs.bids):

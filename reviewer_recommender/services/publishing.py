@@ -25,6 +25,11 @@ from sqlalchemy.orm import Session
 from matching.violations import Violation, check_assignment
 from reviewer_recommender.errors import InvalidRequest, StateConflict
 from reviewer_recommender.services.edits import edited_summary as services_edited_summary
+from reviewer_recommender.services.hierarchy import (
+    SENIOR_AREA_CHAIRS,
+    cross_level_exclusions,
+    run_items,
+)
 from reviewer_recommender.services.limits import resolve_limits
 from reviewer_recommender.services.pair_rules import exclusions_frame
 from reviewer_recommender.storage.models import (
@@ -33,12 +38,10 @@ from reviewer_recommender.storage.models import (
     AssignmentRow,
     Conflict,
     Pin,
-    ReviewerRow,
-    SubmissionRow,
     utcnow,
 )
 from reviewer_recommender.storage.names import name_rows
-from reviewer_recommender.storage.repository import audit
+from reviewer_recommender.storage.repository import audit, pool_members
 
 # violations listed in a refusal (the total is always given)
 LISTED = 1000
@@ -67,41 +70,40 @@ def violations(
     reviewer), then demand (by paper). ``pairs``: the run's pairs when the caller already
     read them (:func:`run_pairs`)."""
     venue_id = row.venue_id
-    excluded = session.execute(
-        select(Conflict.paper_id, Conflict.reviewer_id, Conflict.source, Conflict.reason)
-        .join(
-            AssignmentPair,
-            and_(
-                AssignmentPair.paper_id == Conflict.paper_id,
-                AssignmentPair.reviewer_id == Conflict.reviewer_id,
-            ),
+    excluded: list[tuple[str, str, str, str | None]] = [
+        (str(p), str(r), str(source), reason)
+        for p, r, source, reason in session.execute(
+            select(Conflict.paper_id, Conflict.reviewer_id, Conflict.source, Conflict.reason)
+            .join(
+                AssignmentPair,
+                and_(
+                    AssignmentPair.paper_id == Conflict.paper_id,
+                    AssignmentPair.reviewer_id == Conflict.reviewer_id,
+                ),
+            )
+            .where(Conflict.venue_id == venue_id, AssignmentPair.assignment_id == row.id)
+            .order_by(Conflict.paper_id, Conflict.reviewer_id, Conflict.source)
         )
-        .where(Conflict.venue_id == venue_id, AssignmentPair.assignment_id == row.id)
-        .order_by(Conflict.paper_id, Conflict.reviewer_id, Conflict.source)
-    ).all()
+    ]
+    members = pool_members(venue_id, row.pool)
     pins = pd.DataFrame(
         session.execute(
             select(Pin.paper_id, Pin.reviewer_id)
-            .where(Pin.venue_id == venue_id)
+            .where(Pin.venue_id == venue_id, Pin.reviewer_id.in_(members))
             .order_by(Pin.paper_id, Pin.reviewer_id)
         ).all(),
         columns=["paper_id", "reviewer_id"],
     )
+    if row.pool == SENIOR_AREA_CHAIRS:
+        # its items are area chairs: the venue's pair tables name papers, not them
+        excluded = []
+        pins = pins.iloc[0:0]
     if pairs is None:
         pairs = run_pairs(session, row.id)
-    papers = list(
-        session.scalars(
-            select(SubmissionRow.id)
-            .where(SubmissionRow.venue_id == venue_id)
-            .order_by(SubmissionRow.id)
-        )
-    )
-    reviewers = list(
-        session.scalars(
-            select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id).order_by(ReviewerRow.id)
-        )
-    )
-    limits = resolve_limits(session, venue_id, row.parameters or {})
+    excluded = [*excluded, *cross_level_exclusions(session, row, pairs)]
+    papers = run_items(session, row)
+    reviewers = sorted(str(r) for r in session.scalars(members))
+    limits = resolve_limits(session, venue_id, {**(row.parameters or {}), "pool": row.pool})
     return check_assignment(
         pairs["paper_id"],
         pairs["reviewer_id"],
@@ -196,7 +198,7 @@ def publish(
     overrides: Sequence[tuple[str | None, str | None, str]],
     actor: str,
 ) -> AssignmentRow:
-    """Make ``row`` the venue's live run (see the module rules); the caller commits."""
+    """Make ``row`` the live run of its pool (see the module rules); the caller commits."""
     if row.state == "live":
         raise StateConflict("already_live", f"assignment {row.id} is already the live assignment")
     if version != row.version:
@@ -232,6 +234,7 @@ def publish(
         update(AssignmentRow)
         .where(
             AssignmentRow.venue_id == row.venue_id,
+            AssignmentRow.pool == row.pool,
             AssignmentRow.state == "live",
             AssignmentRow.id != row.id,
         )
@@ -303,9 +306,7 @@ def edited_summary(
     (``bound_of``), whether it still holds (``bound_holds``), and whether the pairs satisfy
     the venue's current hard constraints (``constraints``, from :func:`violations`, or
     ``found`` when the caller already has them)."""
-    reviewers = list(
-        session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == row.venue_id))
-    )
+    reviewers = list(session.scalars(pool_members(row.venue_id, row.pool)))
     job = f"job #{row.job_id}" if row.job_id is not None else "its solve"
     pairs = run_pairs(session, row.id)
     return services_edited_summary(

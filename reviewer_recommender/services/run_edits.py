@@ -156,7 +156,14 @@ def _add_pair(
     existing = session.get(AssignmentPair, (row.id, paper_id, reviewer_id))
     if existing is None:
         score = pair_score(
-            explainers, session, row.venue_id, paper_id, reviewer_id, explain=False, store=True
+            explainers,
+            session,
+            row.venue_id,
+            paper_id,
+            reviewer_id,
+            explain=False,
+            store=True,
+            pool=row.pool,
         ).score
         session.add(
             AssignmentPair(

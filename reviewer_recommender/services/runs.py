@@ -16,6 +16,13 @@ from sqlalchemy.orm import Session
 from reviewer_recommender.errors import InvalidRequest, NotFound, StateConflict
 from reviewer_recommender.jobs.runner import JobRunner
 from reviewer_recommender.services.assignment import json_safe
+from reviewer_recommender.services.hierarchy import (
+    AREA_CHAIRS,
+    SENIOR_AREA_CHAIRS,
+    area_chair_items,
+    live_run_of,
+    run_items,
+)
 from reviewer_recommender.services.limits import (
     Limits,
     contradictions,
@@ -24,6 +31,7 @@ from reviewer_recommender.services.limits import (
     unknown_ids,
 )
 from reviewer_recommender.services.params import AssignmentIn, ResolveIn
+from reviewer_recommender.services.pools import DEFAULT_POOL, check_pool, pool_person_ids
 from reviewer_recommender.services.publishing import publish
 from reviewer_recommender.services.results import PaperAssignmentOut, PaperReviewerOut
 from reviewer_recommender.services.tokens import Principal
@@ -33,7 +41,6 @@ from reviewer_recommender.storage.models import (
     AssignmentPair,
     AssignmentRow,
     Job,
-    ReviewerRow,
     SubmissionRow,
 )
 from reviewer_recommender.storage.names import lookup
@@ -74,31 +81,37 @@ def require_draft(
     return row
 
 
-def live_run(session: Session, venue_id: str) -> AssignmentRow | None:
-    return session.scalar(
-        select(AssignmentRow).where(
-            AssignmentRow.venue_id == venue_id, AssignmentRow.state == "live"
-        )
-    )
+def live_run(session: Session, venue_id: str, pool: str = DEFAULT_POOL) -> AssignmentRow | None:
+    """The pool's live run (the reviewers' by default), if one is published."""
+    return live_run_of(session, venue_id, pool)
 
 
-def require_live_run(session: Session, venue_id: str) -> AssignmentRow:
-    """The venue's live run (404 while none is published)."""
-    row = live_run(session, venue_id)
+def require_live_run(session: Session, venue_id: str, pool: str = DEFAULT_POOL) -> AssignmentRow:
+    """The pool's live run (404 while none is published)."""
+    row = live_run(session, venue_id, pool)
     if row is None:
-        raise NotFound(None, f"venue {venue_id!r} has no live assignment yet")
+        of_pool = "" if pool == DEFAULT_POOL else f" of pool {pool}"
+        raise NotFound(None, f"venue {venue_id!r} has no live assignment{of_pool} yet")
     return row
 
 
 def list_runs(
-    session: Session, venue_id: str, principal: Principal, limit: int, offset: int
+    session: Session,
+    venue_id: str,
+    principal: Principal,
+    limit: int,
+    offset: int,
+    pool: str | None = None,
 ) -> Paged[AssignmentRow]:
-    """The venue's runs the caller may see, newest first (viewers: the live one)."""
+    """The venue's runs the caller may see (of one pool when ``pool`` is given), newest
+    first (viewers: the live ones)."""
     query = (
         select(AssignmentRow)
         .where(AssignmentRow.venue_id == venue_id)
         .order_by(AssignmentRow.id.desc())
     )
+    if pool is not None:
+        query = query.where(AssignmentRow.pool == check_pool(pool))
     states = visible_states(principal, venue_id)
     if states is not None:
         query = query.where(AssignmentRow.state.in_(states))
@@ -130,21 +143,36 @@ def start_assignment(
         validate_options,
     )
 
-    run = require_run(session, venue_id)
+    pool = check_pool(body.pool)
+    run = require_run(session, venue_id, pool)
     validate_options(body)
-    parameters = body.model_dump(mode="json")
+    if body.distinct_institutions and pool != DEFAULT_POOL:
+        raise InvalidRequest(
+            "invalid_option",
+            "distinct_institutions: compares a paper's reviewers with its area chair; solve "
+            "the reviewers pool with it",
+            field="distinct_institutions",
+        )
+    parameters = body.solve_parameters()
     unknown = unknown_ids(session, venue_id, parameters)
     if unknown:
         raise InvalidRequest("unknown_ids", "; ".join(unknown[:20]))
     contradicting = contradictions(session, venue_id, parameters)
     if contradicting:
         raise InvalidRequest("contradicts_stored_limit", "; ".join(contradicting[:20]))
-    paper_ids = list(
-        session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id))
-    )
-    reviewer_ids = list(
-        session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id))
-    )
+    if pool == SENIOR_AREA_CHAIRS:
+        _chairs_run, paper_ids = area_chair_items(session, venue_id)
+    else:
+        paper_ids = list(
+            session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id))
+        )
+    if body.distinct_institutions and live_run_of(session, venue_id, AREA_CHAIRS) is None:
+        raise StateConflict(
+            "no_live_area_chair_run",
+            "distinct_institutions compares each paper's reviewers with its area chair: "
+            "publish an area_chairs run first",
+        )
+    reviewer_ids = pool_person_ids(session, venue_id, pool)
     # the counting check sees what the solve will: stored rows over the request's maps
     limits = resolve_limits(session, venue_id, parameters)
     resolved = body.model_copy(
@@ -160,7 +188,11 @@ def start_assignment(
             capacity_total=totals.capacity,
             smallest_max_load=totals.smallest_max_load,
         )
-    unscored = [p for p in unscored_papers(session, venue_id, run.id) if limits.demand_of(p) > 0]
+    unscored = (
+        []
+        if pool == SENIOR_AREA_CHAIRS
+        else [p for p in unscored_papers(session, venue_id, run.id) if limits.demand_of(p) > 0]
+    )
     if unscored:
         raise StateConflict(
             "stale_affinities",
@@ -185,15 +217,25 @@ def solve_with_max_loads(
     """Store ``max_loads`` (a parsed ``reviewer_id, max`` file) as the venue's reviewer max
     loads, replacing them, and queue a solve with ``body``; the file's rows win over
     ``body.custom_max_load`` entries of the same reviewers. Nothing is stored when the file
-    names an unknown reviewer or the solve is refused."""
-    stored = replace_max_loads(session, venue_id, max_loads, source)
+    names an unknown reviewer or the solve is refused. The loads are the pool's of
+    ``body``."""
+    stored = replace_max_loads(session, venue_id, max_loads, source, body.pool)
     covered = set(max_loads["reviewer_id"])
     body = body.model_copy(
         update={
             "custom_max_load": {r: m for r, m in body.custom_max_load.items() if r not in covered}
         }
     )
-    audit(session, venue_id, actor, "reviewer_max_loads.upload", source=source, rows=stored)
+    detail = {} if body.pool == DEFAULT_POOL else {"pool": body.pool}
+    audit(
+        session,
+        venue_id,
+        actor,
+        "reviewer_max_loads.upload",
+        source=source,
+        rows=stored,
+        **detail,
+    )
     return start_assignment(runner, session, venue_id, body, actor)
 
 
@@ -280,7 +322,7 @@ def resolve(
     parameters = body.parameters
     if parameters is None:
         try:
-            parameters = AssignmentIn.model_validate(row.parameters or {})
+            parameters = AssignmentIn.model_validate({"pool": row.pool, **(row.parameters or {})})
         except ValidationError as error:
             raise InvalidRequest(
                 "invalid_option",
@@ -288,6 +330,15 @@ def resolve(
                 "send parameters",
                 field="parameters",
             ) from error
+    elif "pool" not in parameters.model_fields_set:
+        parameters = parameters.model_copy(update={"pool": row.pool})
+    elif parameters.pool != row.pool:
+        raise InvalidRequest(
+            "invalid_option",
+            f"parameters.pool: run {row.id} is a {row.pool} run; a re-solve of it solves the "
+            f"same pool, not {parameters.pool} (start a new solve instead)",
+            field="parameters.pool",
+        )
     parameters = parameters.model_copy(update={"name": body.name, "note": body.note})
     label = f"#{row.number}" if row.number is not None else f"run {row.id}"
     return start_assignment(
@@ -306,8 +357,9 @@ def resolve(
 
 
 def run_limits(session: Session, row: AssignmentRow) -> Limits:
-    """The demand and loads ``row`` is held to now (its parameters, the stored tables)."""
-    return resolve_limits(session, row.venue_id, row.parameters or {})
+    """The demand and loads ``row`` is held to now (its parameters, its pool's stored
+    tables)."""
+    return resolve_limits(session, row.venue_id, {**(row.parameters or {}), "pool": row.pool})
 
 
 def assignment_stats(
@@ -323,12 +375,8 @@ def assignment_stats(
         ).all(),
         columns=["paper_id", "reviewer_id", "score"],
     )
-    reviewer_ids = pd.Index(
-        sorted(session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id)))
-    )
-    paper_ids = pd.Index(
-        sorted(session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id)))
-    )
+    reviewer_ids = pd.Index(pool_person_ids(session, venue_id, row.pool))
+    paper_ids = pd.Index(run_items(session, row))
     loads = pairs.groupby("reviewer_id").size().reindex(reviewer_ids, fill_value=0)
     histogram = loads.value_counts().sort_index()
     limits = run_limits(session, row)

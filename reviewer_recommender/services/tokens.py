@@ -3,7 +3,11 @@
 Roles: ``admin`` (global: creates venues and tokens, acts as chair everywhere), ``chair``
 (read, write, run jobs, publish within its venue) and ``viewer`` (read-only within its venue;
 sees the live assignment and what it needs, nothing of a chair's work in progress: see
-:mod:`reviewer_recommender.services.visibility`).
+:mod:`reviewer_recommender.services.visibility`), and the person roles ``reviewer`` and
+``area_chair``: a token for one person of the venue (``person_id``, a person of the role's
+pool), which reads and changes only what is that person's (``/venues/{v}/me...``,
+:mod:`reviewer_recommender.services.persons`) and is refused every other route of the
+venue. Admins create every kind of token; a chair creates person tokens of their venue.
 
 A token may expire (``expires_at``) and can be revoked; either ends it for good. Listings show
 a token's ``prefix`` (the first characters of its secret, not enough to use it) so people can
@@ -31,12 +35,13 @@ from reviewer_recommender.errors import (
     not_found,
 )
 from reviewer_recommender.services.ids import refuse_venue_lookalike, venue_id_problem
+from reviewer_recommender.services.pools import PERSON_ROLES, ROLE_POOLS, in_pool
 from reviewer_recommender.settings import Settings
 from reviewer_recommender.storage.db import Database, migrate
-from reviewer_recommender.storage.models import ApiToken, Venue, utcnow
+from reviewer_recommender.storage.models import ApiToken, ReviewerRow, Venue, utcnow
 from reviewer_recommender.storage.repository import Paged, audit
 
-ROLES = ("admin", "chair", "viewer")
+ROLES = ("admin", "chair", "viewer", "reviewer", "area_chair")
 TOKEN_PREFIX = "rec_"
 # characters of the secret shown in listings: "rec_" + 8 of its 43 random characters
 PREFIX_LENGTH = len(TOKEN_PREFIX) + 8
@@ -102,13 +107,16 @@ def create_token(
     create_venue: bool = False,
     expires_at: datetime | None = None,
     created_by: str = "",
+    person_id: str | None = None,
 ) -> str:
     """Create a token and return its secret (shown once; only its hash is stored).
 
-    ``role`` is ``admin`` (``venue_id`` must be None) or ``chair``/``viewer`` (``venue_id``
-    required). An unknown venue is refused unless ``create_venue`` (the CLI's bootstrap of a
-    fresh database). Raises :class:`TokenError` naming the problem; nothing is written then.
-    Commits when given a Database; with a Session the caller's transaction is committed too.
+    ``role`` is ``admin`` (``venue_id`` must be None), ``chair``/``viewer`` (``venue_id``
+    required) or ``reviewer``/``area_chair`` (``venue_id`` and ``person_id`` required: a
+    person of the venue in the role's pool). An unknown venue is refused unless
+    ``create_venue`` (the CLI's bootstrap of a fresh database). Raises :class:`TokenError`
+    naming the problem; nothing is written then. Commits when given a Database; with a
+    Session the caller's transaction is committed too.
     """
     if role not in ROLES:
         raise TokenError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
@@ -122,6 +130,13 @@ def create_token(
         problem = venue_id_problem(venue_id)
         if problem is not None:
             raise TokenError(f"venue id {problem}")
+    if role in PERSON_ROLES and not person_id:
+        raise TokenError(f"a {role} token speaks for one person: give --person PERSON_ID")
+    if role not in PERSON_ROLES and person_id is not None:
+        raise TokenError(
+            f"a {role} token speaks for no person; --person is for the roles "
+            f"{', '.join(PERSON_ROLES)}"
+        )
     expires_at = expiry(expires_at=expires_at)
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
     session, owned = _session(database)
@@ -138,6 +153,8 @@ def create_token(
                 raise TokenError(str(conflict.detail)) from conflict
             session.add(Venue(id=venue_id, name=venue_id))
             session.flush()
+        if person_id is not None and venue_id is not None:
+            check_person(session, venue_id, role, person_id)
         session.add(
             ApiToken(
                 token_hash=hash_secret(secret),
@@ -147,6 +164,7 @@ def create_token(
                 venue_id=venue_id,
                 expires_at=expires_at,
                 created_by=created_by,
+                person_id=person_id,
             )
         )
         session.commit()
@@ -157,6 +175,19 @@ def create_token(
         if owned:
             session.close()
     return secret
+
+
+def check_person(session: Session, venue_id: str, role: str, person_id: str) -> None:
+    """:class:`TokenError` unless ``person_id`` is a person of the venue in the pool of
+    ``role``."""
+    pool = ROLE_POOLS[role]
+    if session.get(ReviewerRow, (venue_id, person_id)) is None:
+        raise TokenError(f"person {person_id!r} is not a person of venue {venue_id!r}")
+    if not in_pool(session, venue_id, pool, person_id):
+        raise TokenError(
+            f"person {person_id!r} is not in pool {pool} of venue {venue_id!r}, which a "
+            f"{role} token needs (upload them with ?pool={pool})"
+        )
 
 
 def token_state(token: ApiToken, now: datetime | None = None) -> str:
@@ -176,12 +207,16 @@ def list_tokens(
     name: str | None = None,
     prefix: str | None = None,
     include_ended: bool = True,
+    roles: tuple[str, ...] | None = None,
 ) -> list[ApiToken]:
-    """Tokens (newest first), optionally of one venue, with a name, or whose prefix starts
-    with ``prefix``; ``include_ended=False`` leaves out revoked and expired ones."""
+    """Tokens (newest first), optionally of one venue, with a name, of some roles, or
+    whose prefix starts with ``prefix``; ``include_ended=False`` leaves out revoked and
+    expired ones."""
     query = select(ApiToken).order_by(ApiToken.id.desc())
     if venue_id is not None:
         query = query.where(ApiToken.venue_id == venue_id)
+    if roles is not None:
+        query = query.where(ApiToken.role.in_(roles))
     if name is not None:
         query = query.where(ApiToken.name == name)
     if prefix:
@@ -227,6 +262,7 @@ class IssuedToken:
     prefix: str
     expires_at: datetime | None
     token: str
+    person_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -244,6 +280,7 @@ class TokenInfo:
     expires_at: datetime | None
     revoked_at: datetime | None
     revoked_by: str
+    person_id: str | None = None
 
 
 def token_info(token: ApiToken) -> TokenInfo:
@@ -259,7 +296,13 @@ def token_info(token: ApiToken) -> TokenInfo:
         expires_at=aware(token.expires_at),
         revoked_at=aware(token.revoked_at),
         revoked_by=token.revoked_by,
+        person_id=token.person_id,
     )
+
+
+def may_manage_token(principal: Principal, venue_id: str, role: str) -> bool:
+    """Admins manage every token of a venue; a chair of the venue its person tokens."""
+    return principal.is_admin or (principal.can_write(venue_id) and role in PERSON_ROLES)
 
 
 def issue_venue_token(
@@ -271,14 +314,28 @@ def issue_venue_token(
     expires_at: datetime | None,
     expires_in_days: float | None,
     actor: str,
+    person_id: str | None = None,
+    principal: Principal | None = None,
 ) -> IssuedToken:
-    """A chair or viewer token of an existing venue (audited, committed); 404 for an
-    unknown venue, 422 naming what :func:`create_token` or :func:`expiry` refuse."""
+    """A token of an existing venue (audited, committed): chair or viewer (admins), or a
+    person's (``person_id``; admins and the venue's chairs). 403 when ``principal`` may not
+    create it, 404 for an unknown venue, 422 naming what :func:`create_token` or
+    :func:`expiry` refuse (an unknown person, one not in the role's pool)."""
+    if principal is not None:
+        check_venue_access(session, venue_id, principal)
+        if not may_manage_token(principal, venue_id, role):
+            raise Forbidden(
+                None,
+                "only a global admin token may create chair or viewer tokens"
+                if principal.can_write(venue_id)
+                else f"role {principal.role!r} may not create tokens of venue {venue_id!r}",
+            )
     if session.get(Venue, venue_id) is None:
         raise not_found("venue", venue_id)
     try:
         when = expiry(expires_at=expires_at, expires_in_days=expires_in_days)
-        audit(session, venue_id, actor, "token.create", name=name, role=role)
+        detail = {} if person_id is None else {"person_id": person_id}
+        audit(session, venue_id, actor, "token.create", name=name, role=role, **detail)
         secret = create_token(
             session,
             name=name,
@@ -286,6 +343,7 @@ def issue_venue_token(
             venue_id=venue_id,
             expires_at=when,
             created_by=actor,
+            person_id=person_id,
         )
     except TokenError as error:
         raise InvalidRequest(None, str(error)) from error
@@ -299,6 +357,7 @@ def issue_venue_token(
         prefix=token.prefix,
         expires_at=aware(token.expires_at),
         token=secret,
+        person_id=token.person_id,
     )
 
 
@@ -318,6 +377,32 @@ def token_page(
     )
     found = Paged.sliced(tokens, limit, offset)
     return Paged([token_info(t) for t in found.items], found.total, limit, offset)
+
+
+def venue_token_page(
+    session: Session, venue_id: str, principal: Principal, *, limit: int, offset: int
+) -> Paged[TokenInfo]:
+    """The venue's tokens the caller manages (:func:`may_manage_token`: admins all, chairs
+    the person tokens), newest first, one page."""
+    roles = None if principal.is_admin else PERSON_ROLES
+    tokens = list_tokens(session, venue_id=venue_id, roles=roles)
+    found = Paged.sliced(tokens, limit, offset)
+    return Paged([token_info(t) for t in found.items], found.total, limit, offset)
+
+
+def revoke_venue_token(
+    session: Session, venue_id: str, token_id: int, principal: Principal
+) -> TokenInfo:
+    """Revoke a token of the venue the caller manages (:func:`may_manage_token`); 404 for
+    any other id, so a chair learns nothing of tokens they do not manage."""
+    token = session.get(ApiToken, token_id)
+    if (
+        token is None
+        or token.venue_id != venue_id
+        or not may_manage_token(principal, venue_id, token.role)
+    ):
+        raise not_found("token", token_id)
+    return revoke_token_by_id(session, token_id, actor=principal.name)
 
 
 def revoke_token_by_id(session: Session, token_id: int, *, actor: str) -> TokenInfo:
@@ -349,13 +434,26 @@ class Principal:
     venue_id: str | None
     token_id: int | None = None
     expires_at: datetime | None = None
+    person_id: str | None = None
 
     @property
     def is_admin(self) -> bool:
         return self.role == "admin"
 
+    @property
+    def is_person(self) -> bool:
+        """A reviewer or area chair token: it sees only its person's own view."""
+        return self.role in PERSON_ROLES
+
+    @property
+    def pool(self) -> str | None:
+        """The pool a person token speaks in (None for the other roles)."""
+        return ROLE_POOLS.get(self.role)
+
     def can_read(self, venue_id: str) -> bool:
-        return self.is_admin or self.venue_id == venue_id
+        """May read the venue's resources (not a person token: those read only their own
+        view)."""
+        return not self.is_person and (self.is_admin or self.venue_id == venue_id)
 
     def can_write(self, venue_id: str) -> bool:
         return self.is_admin or (self.venue_id == venue_id and self.role == "chair")
@@ -389,6 +487,7 @@ def authenticate(session: Session, authorization: str) -> Principal:
         venue_id=token.venue_id,
         token_id=token.id,
         expires_at=aware(token.expires_at),
+        person_id=token.person_id,
     )
 
 
@@ -401,13 +500,45 @@ def check_venue_access(
 ) -> Principal:
     """``principal`` when it may read ``venue_id`` and, if given, ``allowed(venue_id)`` holds
     (:class:`Forbidden` with ``refusal`` otherwise); :class:`NotFound` if the venue does not
-    exist."""
+    exist. A person token is refused every venue resource (it has its own view)."""
+    if principal.is_person and principal.venue_id == venue_id:
+        raise Forbidden(
+            None,
+            f"a {principal.role} token sees only its own view of venue {venue_id!r}: "
+            f"GET /venues/{venue_id}/me",
+        )
     if not principal.can_read(venue_id):
         raise Forbidden(None, f"this token has no access to venue {venue_id!r}")
     if allowed is not None and not allowed(venue_id):
         raise Forbidden(None, refusal)
     if session.get(Venue, venue_id) is None:
         raise NotFound(None, f"venue {venue_id!r} not found")
+    return principal
+
+
+def check_person_access(session: Session, venue_id: str, principal: Principal) -> Principal:
+    """``principal`` when it is a person token of ``venue_id`` whose person is still in its
+    role's pool; :class:`Forbidden` otherwise (the same refusal for another venue whether
+    or not it exists)."""
+    if not principal.is_person:
+        raise Forbidden(
+            None,
+            "only a reviewer or area_chair token has its own view of a venue; role "
+            f"{principal.role!r} reads the venue's resources",
+        )
+    if principal.venue_id != venue_id:
+        raise Forbidden(None, f"this token has no access to venue {venue_id!r}")
+    pool = principal.pool
+    if (
+        pool is None
+        or principal.person_id is None
+        or not in_pool(session, venue_id, pool, principal.person_id)
+    ):
+        raise Forbidden(
+            None,
+            f"this token's person is no longer in pool {pool} of venue {venue_id!r}; ask "
+            "the chairs",
+        )
     return principal
 
 
@@ -434,10 +565,12 @@ def create_token_cli(
     expires_at: datetime | None = None,
     expires_in_days: float | None = None,
     settings: Settings | None = None,
+    person_id: str | None = None,
 ) -> str:
     """Bootstrap for ``recommender create-token``: open the configured database, bring its
     schema up to date, create the token and return its secret. Raises TokenError (a
-    ValueError) for a bad role/venue/expiry or an unknown venue without ``create_venue``."""
+    ValueError) for a bad role/venue/expiry/person or an unknown venue without
+    ``create_venue``."""
     when = expiry(expires_at=expires_at, expires_in_days=expires_in_days)
     database = open_database(settings)
     try:
@@ -449,6 +582,7 @@ def create_token_cli(
             create_venue=create_venue,
             expires_at=when,
             created_by="command line",
+            person_id=person_id,
         )
     finally:
         database.dispose()
@@ -469,6 +603,7 @@ def list_tokens_cli(
                     "name": t.name,
                     "role": t.role,
                     "venue_id": t.venue_id or "",
+                    "person_id": t.person_id or "",
                     "state": token_state(t, now),
                     "created_at": aware(t.created_at),
                     "expires_at": aware(t.expires_at),

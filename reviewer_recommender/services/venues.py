@@ -9,11 +9,19 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from reviewer_recommender.errors import StateConflict, not_found
+from reviewer_recommender.errors import Forbidden, StateConflict, not_found
 from reviewer_recommender.services.capacity import solve_defaults
 from reviewer_recommender.services.ids import refuse_venue_lookalike
+from reviewer_recommender.services.pools import pool_size
 from reviewer_recommender.services.tokens import Principal
-from reviewer_recommender.storage.models import AssignmentRow, ReviewerRow, SubmissionRow, Venue
+from reviewer_recommender.storage.models import (
+    DEFAULT_POOL,
+    POOLS,
+    AssignmentRow,
+    ReviewerRow,
+    SubmissionRow,
+    Venue,
+)
 from reviewer_recommender.storage.repository import Paged, audit, count_rows, query_page
 
 
@@ -28,24 +36,33 @@ class VenueSummary:
     papers: int
     reviewers: int
     solve_defaults: dict[str, Any] | None
+    live_assignments: dict[str, int]
+    pools: dict[str, int]
+    bidding_open: bool
 
 
 def _summary(session: Session, venue: Venue, principal: Principal) -> VenueSummary:
-    live = session.scalar(
-        select(AssignmentRow.id).where(
-            AssignmentRow.venue_id == venue.id, AssignmentRow.state == "live"
-        )
+    live = dict(
+        session.execute(
+            select(AssignmentRow.pool, AssignmentRow.id).where(
+                AssignmentRow.venue_id == venue.id, AssignmentRow.state == "live"
+            )
+        ).all()
     )
+    sizes = {pool: pool_size(session, venue.id, pool) for pool in POOLS}
     return VenueSummary(
         id=venue.id,
         name=venue.name,
         created_at=venue.created_at,
-        live_assignment_id=live,
+        live_assignment_id=live.get(DEFAULT_POOL),
         papers=count_rows(session, SubmissionRow, venue.id),
         reviewers=count_rows(session, ReviewerRow, venue.id),
         solve_defaults=solve_defaults(session, venue.id)
         if principal.sees_drafts(venue.id)
         else None,
+        live_assignments={p: int(live[p]) for p in POOLS if p in live},
+        pools={p: int(sizes.get(p, 0)) for p in POOLS},
+        bidding_open=bool(venue.bidding_open),
     )
 
 
@@ -66,7 +83,14 @@ def create_venue(session: Session, venue_id: str, name: str, principal: Principa
 def list_venues(
     session: Session, principal: Principal, limit: int, offset: int
 ) -> Paged[VenueSummary]:
-    """The venues ``principal`` may read, by id (an admin: all of them)."""
+    """The venues ``principal`` may read, by id (an admin: all of them); 403 for a person
+    token, which reads only its own view of its venue."""
+    if principal.is_person:
+        raise Forbidden(
+            None,
+            f"a {principal.role} token sees only its own view of venue "
+            f"{principal.venue_id!r}: GET /venues/{principal.venue_id}/me",
+        )
     query = select(Venue).order_by(Venue.id)
     if not principal.is_admin:
         query = query.where(Venue.id == principal.venue_id)
@@ -78,4 +102,19 @@ def get_venue(session: Session, venue_id: str, principal: Principal) -> VenueSum
     venue = session.get(Venue, venue_id)
     if venue is None:
         raise not_found("venue", venue_id)
+    return _summary(session, venue, principal)
+
+
+def set_bidding(
+    session: Session, venue_id: str, principal: Principal, *, bidding_open: bool
+) -> VenueSummary:
+    """Open or close bidding (audited when it changes, committed): persons bid on their
+    candidates only while it is open."""
+    venue = session.get(Venue, venue_id)
+    if venue is None:
+        raise not_found("venue", venue_id)
+    if bool(venue.bidding_open) != bidding_open:
+        venue.bidding_open = bidding_open
+        audit(session, venue_id, principal.name, "venue.bidding", open=bidding_open)
+        session.commit()
     return _summary(session, venue, principal)

@@ -19,7 +19,7 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.engine.default import DefaultExecutionContext as ExecutionContext
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import DeclarativeBase, Mapped, MappedColumn, mapped_column, relationship
 
 from reviewer_recommender.storage.search_keys import display_name
 from reviewer_recommender.storage.search_keys import id_key as fold_id
@@ -81,13 +81,27 @@ class Venue(Base):
     # bumped by every upload that changes reviewers or submissions: tells runs they are stale
     corpus_version: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # persons bid on their candidate papers only while the chairs keep bidding open
+    bidding_open: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
+
+
+# The pools a venue's persons belong to (one or more each): the level they are assigned at.
+POOLS = ("reviewers", "area_chairs", "senior_area_chairs")
+DEFAULT_POOL = "reviewers"
+
+
+def pool_column() -> MappedColumn[str]:
+    """The pool a row belongs to; rows made before pools existed are the reviewers'."""
+    return mapped_column(String(30), default=DEFAULT_POOL, server_default=DEFAULT_POOL)
 
 
 class ApiToken(Base):
     """An API token: only the sha256 of its secret is stored. ``venue_id`` None = global.
 
     ``prefix`` is the secret's first characters (not enough to use it): it lets people tell
-    tokens apart in listings. Tokens created before prefixes existed have ``""``."""
+    tokens apart in listings. Tokens created before prefixes existed have ``""``.
+    ``person_id``: the person of the venue a ``reviewer`` or ``area_chair`` token speaks for
+    (None for the other roles)."""
 
     __tablename__ = "api_tokens"
 
@@ -103,6 +117,7 @@ class ApiToken(Base):
     revoked: Mapped[bool] = mapped_column(Boolean, default=False)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     revoked_by: Mapped[str] = mapped_column(String(200), default="")
+    person_id: Mapped[str | None] = mapped_column(String(300), nullable=True)
 
 
 class ReviewerRow(Base):
@@ -120,6 +135,23 @@ class ReviewerRow(Base):
     # search keys (api.search_keys): the folded id, and the folded display name
     id_key: Mapped[str] = mapped_column(String(300), default=_id_key_default)
     text_key: Mapped[str] = mapped_column(String(300), default=_reviewer_key_default)
+
+
+class PoolMember(Base):
+    """A person (a reviewer record of the venue) belongs to a pool: ``reviewers``,
+    ``area_chairs`` or ``senior_area_chairs`` (:data:`POOLS`); a person may be in several."""
+
+    __tablename__ = "pool_members"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["venue_id", "person_id"], ["reviewers.venue_id", "reviewers.id"], ondelete="CASCADE"
+        ),
+        Index("ix_pool_members_person", "venue_id", "person_id"),
+    )
+
+    venue_id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    pool: Mapped[str] = mapped_column(String(30), primary_key=True)
+    person_id: Mapped[str] = mapped_column(String(300), primary_key=True)
 
 
 class SubmissionRow(Base):
@@ -180,6 +212,8 @@ class AffinityRun(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     venue_id: Mapped[str] = mapped_column(venue_fk(), index=True)
+    # the pool whose persons it scored against the venue's submissions
+    pool: Mapped[str] = pool_column()
     job_id: Mapped[int | None] = mapped_column(ForeignKey("jobs.id"), nullable=True)
     config: Mapped[dict[str, Any]] = mapped_column(default=dict)
     n_papers: Mapped[int] = mapped_column(Integer)
@@ -229,7 +263,14 @@ class Pin(Base):
     created_by: Mapped[str] = mapped_column(String(200), default="")
 
 
+BID_ORIGINS = ("chair", "person")
+
+
 class Bid(Base):
+    """A person's bid on a paper (one per pair, whatever the pool): ``origin`` ``chair``
+    (a chair's bids upload, which replaces those) or ``person`` (the person's own, through
+    their token; an upload never overwrites it)."""
+
     __tablename__ = "bids"
 
     venue_id: Mapped[str] = mapped_column(venue_fk(), primary_key=True)
@@ -237,24 +278,34 @@ class Bid(Base):
     reviewer_id: Mapped[str] = mapped_column(String(300), primary_key=True)
     label: Mapped[str] = mapped_column(String(50))
     bid: Mapped[float] = mapped_column(Float)
+    origin: Mapped[str] = mapped_column(String(10), default="chair", server_default="chair")
+    updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class PaperDemand(Base):
-    """A paper's own number of reviewers (overrides a solve's ``reviewers_per_paper``)."""
+    """A paper's own number of persons of a pool (overrides a solve's
+    ``reviewers_per_paper``)."""
 
     __tablename__ = "paper_demands"
 
     venue_id: Mapped[str] = mapped_column(venue_fk(), primary_key=True)
+    pool: Mapped[str] = mapped_column(
+        String(30), primary_key=True, default=DEFAULT_POOL, server_default=DEFAULT_POOL
+    )
     paper_id: Mapped[str] = mapped_column(String(300), primary_key=True)
     demand: Mapped[int] = mapped_column(Integer)
 
 
 class ReviewerMaxLoad(Base):
-    """A reviewer's own maximum number of papers (overrides a solve's ``max_load``)."""
+    """A person's own maximum number of papers in a pool (overrides a solve's
+    ``max_load``)."""
 
     __tablename__ = "reviewer_max_loads"
 
     venue_id: Mapped[str] = mapped_column(venue_fk(), primary_key=True)
+    pool: Mapped[str] = mapped_column(
+        String(30), primary_key=True, default=DEFAULT_POOL, server_default=DEFAULT_POOL
+    )
     reviewer_id: Mapped[str] = mapped_column(String(300), primary_key=True)
     max_load: Mapped[int] = mapped_column(Integer)
 
@@ -266,15 +317,17 @@ class AssignmentRow(Base):
     """A solved (and possibly edited) assignment.
 
     ``state``: ``draft`` (chairs only; editable) → ``live`` (published: what viewers see; at
-    most one per venue, enforced by a partial unique index) → ``superseded`` (was live; can be
-    published again: a rollback). ``version`` starts at 1 and every edit bumps it; publishing
-    names the version the chair confirmed."""
+    most one per venue and pool, enforced by a partial unique index) → ``superseded`` (was
+    live; can be published again: a rollback). ``version`` starts at 1 and every edit bumps
+    it; publishing names the version the chair confirmed. ``pool``: whose assignment it is
+    (reviewers, area chairs, or senior area chairs to area chairs)."""
 
     __tablename__ = "assignments"
     __table_args__ = (
         Index(
-            "uq_assignments_one_live_per_venue",
+            "uq_assignments_one_live_per_pool",
             "venue_id",
+            "pool",
             unique=True,
             sqlite_where=text("state = 'live'"),
             postgresql_where=text("state = 'live'"),
@@ -286,6 +339,7 @@ class AssignmentRow(Base):
     venue_id: Mapped[str] = mapped_column(venue_fk(), index=True)
     # 1, 2, ... within the venue ("run #2"); the global id keeps working in URLs
     number: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    pool: Mapped[str] = pool_column()
     name: Mapped[str] = mapped_column(String(200), default="")
     note: Mapped[str] = mapped_column(Text, default="")
     # lineage: {"kind": "re-solve", "assignment_id": 1} or {"kind": "rerun", "job_id": 3}
@@ -361,6 +415,34 @@ class AssignmentEdit(Base):
     undone_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     undone_by: Mapped[str] = mapped_column(String(200), default="")
     undo_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+DECLINE_STATES = ("open", "reassigned")
+
+
+class Decline(Base):
+    """A person declines a paper assigned to them in a live run, with a reason; ``open``
+    until a chair turns it into a re-assignment draft (``reassigned``, naming the draft)."""
+
+    __tablename__ = "declines"
+    __table_args__ = (
+        ForeignKeyConstraint(["assignment_id"], ["assignments.id"], ondelete="CASCADE"),
+        Index("uq_declines_pair", "assignment_id", "paper_id", "person_id", unique=True),
+        Index("ix_declines_venue_state", "venue_id", "state"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    venue_id: Mapped[str] = mapped_column(venue_fk())
+    pool: Mapped[str] = mapped_column(String(30))
+    assignment_id: Mapped[int] = mapped_column(Integer)
+    paper_id: Mapped[str] = mapped_column(String(300))
+    person_id: Mapped[str] = mapped_column(String(300))
+    reason: Mapped[str] = mapped_column(Text, default="")
+    state: Mapped[str] = mapped_column(String(20), default="open")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    resolved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    resolved_by: Mapped[str] = mapped_column(String(200), default="")
+    reassignment_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class AuditEntry(Base):

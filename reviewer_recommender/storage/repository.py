@@ -18,6 +18,7 @@ from reviewer_recommender.jobs.runner import JobRunner
 from reviewer_recommender.services.runinfo import STALE_PREFIX as STALE_PREFIX
 from reviewer_recommender.services.runinfo import stale_message as stale_message
 from reviewer_recommender.storage.models import (
+    DEFAULT_POOL,
     AffinityRun,
     AffinityScore,
     AuditEntry,
@@ -25,6 +26,7 @@ from reviewer_recommender.storage.models import (
     Conflict,
     Job,
     Pin,
+    PoolMember,
     ReviewerRow,
     SubmissionRow,
     Venue,
@@ -150,11 +152,32 @@ def upsert(
     return len(new_rows), len(changed)
 
 
+def pool_members(venue_id: str, pool: str) -> Select[Any]:
+    """The ids of a pool's persons, as a query to select or to filter by. A person in no
+    pool at all counts as a reviewer (records stored before pools existed, or by code that
+    names no pool): the one membership rule, kept here."""
+    members = select(PoolMember.person_id.label("person_id")).where(
+        PoolMember.venue_id == venue_id, PoolMember.pool == pool
+    )
+    if pool != DEFAULT_POOL:
+        return members
+    in_a_pool = select(PoolMember.person_id).where(
+        PoolMember.venue_id == venue_id, PoolMember.person_id == ReviewerRow.id
+    )
+    unpooled = select(ReviewerRow.id.label("person_id")).where(
+        ReviewerRow.venue_id == venue_id, ~in_a_pool.exists()
+    )
+    return select(members.union(unpooled).subquery().c.person_id)
+
+
 def load_corpus(
-    session: Session, venue_id: str
+    session: Session, venue_id: str, pool: str = DEFAULT_POOL
 ) -> tuple[tuple[Reviewer, ...], tuple[Submission, ...]]:
+    """The persons of ``pool`` (the venue's reviewers by default) and the submissions."""
     reviewers = session.scalars(
-        select(ReviewerRow).where(ReviewerRow.venue_id == venue_id).order_by(ReviewerRow.id)
+        select(ReviewerRow)
+        .where(ReviewerRow.venue_id == venue_id, ReviewerRow.id.in_(pool_members(venue_id, pool)))
+        .order_by(ReviewerRow.id)
     ).all()
     submissions = session.scalars(
         select(SubmissionRow).where(SubmissionRow.venue_id == venue_id).order_by(SubmissionRow.id)
@@ -294,22 +317,25 @@ def of_pair(
     return query
 
 
-def latest_run(session: Session, venue_id: str) -> AffinityRun | None:
+def latest_run(session: Session, venue_id: str, pool: str = DEFAULT_POOL) -> AffinityRun | None:
+    """The pool's latest affinity run (the reviewers' by default)."""
     return session.scalar(
         select(AffinityRun)
-        .where(AffinityRun.venue_id == venue_id)
+        .where(AffinityRun.venue_id == venue_id, AffinityRun.pool == pool)
         .order_by(AffinityRun.id.desc())
         .limit(1)
     )
 
 
-def require_run(session: Session, venue_id: str) -> AffinityRun:
-    run = latest_run(session, venue_id)
+def require_run(session: Session, venue_id: str, pool: str = DEFAULT_POOL) -> AffinityRun:
+    run = latest_run(session, venue_id, pool)
     if run is None:
+        of_pool = "" if pool == DEFAULT_POOL else f" for pool {pool}"
+        body = "" if pool == DEFAULT_POOL else f' with {{"pool": "{pool}"}}'
         raise StateConflict(
             "no_affinities",
-            f"venue {venue_id!r} has no affinities yet: "
-            f"POST /venues/{venue_id}/affinity/jobs first",
+            f"venue {venue_id!r} has no affinities{of_pool} yet: "
+            f"POST /venues/{venue_id}/affinity/jobs{body} first",
         )
     return run
 
@@ -329,14 +355,20 @@ def unscored_papers(session: Session, venue_id: str, run_id: int) -> list[str]:
     )
 
 
-def unscored_reviewer_count(session: Session, venue_id: str, run_id: int) -> int:
-    """How many of the venue's reviewers have no stored score in affinity run ``run_id``."""
+def unscored_reviewer_count(
+    session: Session, venue_id: str, run_id: int, pool: str = DEFAULT_POOL
+) -> int:
+    """How many of the pool's persons have no stored score in affinity run ``run_id``."""
     scored = select(AffinityScore.reviewer_id).where(
         AffinityScore.run_id == run_id, AffinityScore.reviewer_id == ReviewerRow.id
     )
     return int(
         session.scalar(
-            select(func.count()).where(ReviewerRow.venue_id == venue_id, ~scored.exists())
+            select(func.count()).where(
+                ReviewerRow.venue_id == venue_id,
+                ReviewerRow.id.in_(pool_members(venue_id, pool)),
+                ~scored.exists(),
+            )
         )
         or 0
     )
@@ -365,26 +397,32 @@ def scores_frame(session: Session, run_id: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["paper_id", "reviewer_id", "score"])
 
 
-def conflicts_frame(session: Session, venue_id: str) -> pd.DataFrame:
-    rows = session.execute(
-        select(Conflict.paper_id, Conflict.reviewer_id, Conflict.source, Conflict.reason).where(
-            Conflict.venue_id == venue_id
-        )
-    ).all()
+def _of_pool(query: Any, column: Any, venue_id: str, pool: str | None) -> Any:
+    return query if pool is None else query.where(column.in_(pool_members(venue_id, pool)))
+
+
+def conflicts_frame(session: Session, venue_id: str, pool: str | None = None) -> pd.DataFrame:
+    """The venue's conflicts (of the persons of ``pool`` when given)."""
+    query = select(Conflict.paper_id, Conflict.reviewer_id, Conflict.source, Conflict.reason).where(
+        Conflict.venue_id == venue_id
+    )
+    rows = session.execute(_of_pool(query, Conflict.reviewer_id, venue_id, pool)).all()
     return pd.DataFrame(rows, columns=["paper_id", "reviewer_id", "source", "reason"])
 
 
-def bids_frame(session: Session, venue_id: str) -> pd.DataFrame:
-    rows = session.execute(
-        select(Bid.paper_id, Bid.reviewer_id, Bid.label, Bid.bid).where(Bid.venue_id == venue_id)
-    ).all()
+def bids_frame(session: Session, venue_id: str, pool: str | None = None) -> pd.DataFrame:
+    """The venue's bids (of the persons of ``pool`` when given)."""
+    query = select(Bid.paper_id, Bid.reviewer_id, Bid.label, Bid.bid).where(
+        Bid.venue_id == venue_id
+    )
+    rows = session.execute(_of_pool(query, Bid.reviewer_id, venue_id, pool)).all()
     return pd.DataFrame(rows, columns=["paper_id", "reviewer_id", "label", "bid"])
 
 
-def pins_frame(session: Session, venue_id: str) -> pd.DataFrame:
-    rows = session.execute(
-        select(Pin.paper_id, Pin.reviewer_id).where(Pin.venue_id == venue_id)
-    ).all()
+def pins_frame(session: Session, venue_id: str, pool: str | None = None) -> pd.DataFrame:
+    """The venue's pins (of the persons of ``pool`` when given)."""
+    query = select(Pin.paper_id, Pin.reviewer_id).where(Pin.venue_id == venue_id)
+    rows = session.execute(_of_pool(query, Pin.reviewer_id, venue_id, pool)).all()
     return pd.DataFrame(rows, columns=["paper_id", "reviewer_id"])
 
 

@@ -211,3 +211,62 @@ def test_cli_token_commands_refuse_bad_filters_in_one_line(
         code, out, err = _cli(args, capsys, monkeypatch, database_url)
         assert (code, out) == (1, ""), (args, code, out, err)
         assert message in err and len(err.strip().splitlines()) == 1, (args, err)
+
+
+def test_cli_creates_person_tokens_and_lists_their_persons(
+    api: Api, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``create-token --role reviewer|area_chair --person ID`` makes a person's token (the
+    person must be in the role's pool); ``list-tokens`` shows the person; bad ones exit 1
+    naming the problem, nothing created."""
+    from api_helpers import AREA_CHAIRS, REVIEWERS
+
+    venue, chair, _viewer = api.new_venue()
+    for pool, people in (("reviewers", REVIEWERS), ("area_chairs", AREA_CHAIRS)):
+        stored = api.call(
+            "POST", f"/venues/{venue}/reviewers", chair, params={"pool": pool}, json=people
+        )
+        assert stored.status_code == 200, stored.text
+    url = str(api.database.engine.url.render_as_string(hide_password=False))
+
+    def run(*args: str) -> tuple[int, str, str]:
+        return _cli(list(args), capsys, monkeypatch, url)
+
+    for args, message in (
+        (("--role", "reviewer", "--venue", venue), "--person"),
+        (("--role", "reviewer", "--venue", venue, "--person", "Nobody1"), "Nobody1"),
+        (("--role", "area_chair", "--venue", venue, "--person", "~Lena_Language1"), "area_chairs"),
+        (("--role", "chair", "--venue", venue, "--person", "Lena_Language1"), "no person"),
+        (("--role", "reviewer", "--venue", venue, "--person", "a\x00b"), "--person"),
+    ):
+        code, out, err = run("create-token", *args)
+        assert (code, out) == (1, ""), (args, code, out, err)
+        assert message in err and "Traceback" not in err, (args, err)
+    code, listing, _err = run("list-tokens", "--venue", venue)
+    assert len(listing.strip().splitlines()) == 3  # the header, the chair's and viewer's
+
+    code, secret, err = run(
+        "create-token", "--role", "reviewer", "--venue", venue, "--person", "~Lena_Language1"
+    )
+    assert code == 0, err
+    code, alan, err = run(
+        "create-token", "--role", "area_chair", "--venue", venue, "--person", "Alan_Chair1"
+    )
+    assert code == 0, err
+    code, out, _err = run("list-tokens", "--venue", venue)
+    header, *rows = out.rstrip("\n").splitlines()
+    assert header.split("\t")[-1] == "person_id"
+    persons = {r.split("\t")[3]: r.split("\t")[-1] for r in rows}
+    assert persons == {
+        "reviewer": "Lena_Language1",
+        "area_chair": "Alan_Chair1",
+        "chair": "",
+        "viewer": "",
+    }
+    me = api.call("GET", f"/venues/{venue}/me", secret.strip()).json()
+    assert (me["person_id"], me["role"], me["pools"]) == (
+        "Lena_Language1",
+        "reviewer",
+        ["reviewers"],
+    )
+    assert api.call("GET", f"/venues/{venue}/me", alan.strip()).json()["role"] == "area_chair"

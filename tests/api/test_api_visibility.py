@@ -2,8 +2,11 @@
 
 One venue is prepared per database backend: a live run, a superseded run, an edited draft
 (with a chair's reason), jobs, a Not Willing bid, an author conflict, stored demand and max
-loads; a second venue shows who sees other venues. Each (resource, role) cell of the table is
-one test: the cell's words must be the expected ones, and the service must behave as they say.
+loads, a reviewer token (Lena Language) and an area chair token (Grace Graph, in the area
+chairs' pool too); a second venue shows who sees other venues, and a venue with every level
+of assignment (``levels_world``) shows the persons' own views. Each (resource, role) cell of
+the table is one test: the cell's words must be the expected ones, and the service must
+behave as they say.
 """
 
 from __future__ import annotations
@@ -15,14 +18,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from api_helpers import load_venue
+from api_helpers import REVIEWERS, load_venue, person_token
 from conftest import Api, make_settings
 from fastapi.testclient import TestClient
+from levels_world import Levels
 
 from api.app import create_app
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-ROLES = ("admin", "chair", "viewer")
+ROLES = ("admin", "chair", "viewer", "reviewer", "area chair")
+PERSON_ROLES = ("reviewer", "area chair")
 SECRET_REASON = "the chair's private reason"
 
 
@@ -68,7 +73,25 @@ class World:
         ):
             assert api.call("PUT", f"{v}/{path}", self.chair, json=body).status_code == 200
         self.job = api.call("GET", f"{v}/jobs", self.chair).json()["items"][0]["id"]
-        self.tokens = {"admin": api.admin, "chair": self.chair, "viewer": self.viewer}
+        # Grace is an area chair too (no new person: the venue keeps its four)
+        joined = api.call(
+            "POST", f"{v}/reviewers", self.chair, params={"pool": "area_chairs"}, json=REVIEWERS[:1]
+        )
+        assert joined.status_code == 200, joined.text
+        self.tokens = {
+            "admin": api.admin,
+            "chair": self.chair,
+            "viewer": self.viewer,
+            "reviewer": person_token(api, self.venue, self.chair, "reviewer", "Lena_Language1"),
+            "area chair": person_token(api, self.venue, self.chair, "area_chair", "Grace_Graph1"),
+        }
+        self._levels: Levels | None = None
+
+    def levels(self) -> Levels:
+        """A venue with every level of assignment, made once (the persons' own views)."""
+        if self._levels is None:
+            self._levels = Levels(self.api)
+        return self._levels
 
     def _solve(self, params: dict[str, Any]) -> int:
         job = self.api.call("POST", f"{self.base}/assignments", self.chair, json=params).json()
@@ -129,7 +152,65 @@ def _venue_ids(w: World, role: str) -> set[str]:
             return ids
 
 
+def _refused(w: World, role: str, paths: list[str]) -> None:
+    """Every path answers 403 to the role."""
+    for path in paths:
+        response = w.get(role, path)
+        assert response.status_code == 403, (role, path, response.text)
+
+
+# what each row's resources are, as the paths a person token must be refused
+PERSON_REFUSED = {
+    "venues": ["/venues", "{base}", "/venues/{other}"],
+    "corpus": ["{base}/reviewers", "{base}/submissions/P1", "{base}/search/reviewers?q=g"],
+    "affinity": [
+        "{base}/affinity",
+        "{base}/affinity/pairs/P1/Lena_Language1",
+        "{base}/reviewers/Grace_Graph1/papers",
+        "{base}/affinity/export",
+    ],
+    "marks": ["{base}/conflicts", "{base}/bids/overview", "{base}/assignments/{live}/bids"],
+    "limits": ["{base}/paper-demands", "{base}/reviewer-max-loads", "{base}/capacity"],
+    "live": [
+        "{base}/assignments",
+        "{base}/assignments/live",
+        "{base}/assignments/{live}/pairs",
+        "{base}/assignments/{live}/reviewers",
+        "{base}/assignments/{live}/papers/P1/edges",
+    ],
+    "drafts": ["{base}/assignments/{draft}", "{base}/assignments/{superseded}/pairs"],
+    "check": ["{base}/assignments/{live}/check"],
+    "jobs": ["{base}/jobs", "{base}/jobs/{job}"],
+    "history": ["{base}/assignments/{draft}/edits", "{base}/pins", "{base}/forbids"],
+    "audit": ["{base}/audit"],
+    "tokens": ["/tokens", "{base}/tokens"],
+    "chairs": ["{base}/chairs"],
+    "bidding": ["{base}/bids/coverage/papers", "{base}/bids/coverage/persons", "{base}/declines"],
+}
+
+
+def refused_to_persons(w: World, role: str, cell: str, what: str) -> None:
+    assert cell == "no"
+    _refused(
+        w,
+        role,
+        [
+            p.format(
+                base=w.base,
+                other=w.other,
+                live=w.live,
+                draft=w.draft,
+                superseded=w.superseded,
+                job=w.job,
+            )
+            for p in PERSON_REFUSED[what]
+        ],
+    )
+
+
 def venues(w: World, role: str, cell: str) -> None:
+    if role in PERSON_ROLES:
+        return refused_to_persons(w, role, cell, "venues")
     ids = _venue_ids(w, role)
     assert w.venue in ids
     assert (w.other in ids) == (cell == "all")
@@ -139,6 +220,8 @@ def venues(w: World, role: str, cell: str) -> None:
 
 
 def corpus(w: World, role: str, cell: str) -> None:
+    if role in PERSON_ROLES:
+        return refused_to_persons(w, role, cell, "corpus")
     assert cell == "yes"
     assert _ok(w.get(role, f"{w.base}/reviewers"))["total"] == 4
     assert _ok(w.get(role, f"{w.base}/submissions"))["total"] == 4
@@ -150,6 +233,8 @@ def corpus(w: World, role: str, cell: str) -> None:
 
 
 def affinity(w: World, role: str, cell: str) -> None:
+    if role in PERSON_ROLES:
+        return refused_to_persons(w, role, cell, "affinity")
     hidden = cell != "yes"
     assert _ok(w.get(role, f"{w.base}/affinity"))["n_papers"] == 4
     for path in (f"{w.base}/papers/P1/reviewers", f"{w.base}/reviewers/Lena_Language1/papers"):
@@ -165,6 +250,8 @@ def affinity(w: World, role: str, cell: str) -> None:
 
 
 def marks(w: World, role: str, cell: str) -> None:
+    if role in PERSON_ROLES:
+        return refused_to_persons(w, role, cell, "marks")
     visible = cell == "yes"
     pair = _ok(w.get(role, f"{w.base}/affinity/pairs/P1/Lena_Language1"))
     assert (pair["bid"] == "Not Willing") == visible
@@ -187,6 +274,8 @@ def marks(w: World, role: str, cell: str) -> None:
 
 
 def limits(w: World, role: str, cell: str) -> None:
+    if role in PERSON_ROLES:
+        return refused_to_persons(w, role, cell, "limits")
     visible = cell.startswith("yes")
     for path, key in (("paper-demands", "paper_id"), ("reviewer-max-loads", "reviewer_id")):
         response = w.get(role, f"{w.base}/{path}")
@@ -222,6 +311,8 @@ def _run_views(w: World, role: str, run: int) -> list[int]:
 
 
 def live(w: World, role: str, cell: str) -> None:
+    if role in PERSON_ROLES:
+        return refused_to_persons(w, role, cell, "live")
     assert cell == "yes"
     assert _run_views(w, role, w.live) == [200] * (len(RUN_VIEWS) + 2)
     assert _ok(w.get(role, f"{w.base}/assignments/live"))["id"] == w.live
@@ -229,6 +320,8 @@ def live(w: World, role: str, cell: str) -> None:
 
 
 def drafts(w: World, role: str, cell: str) -> None:
+    if role in PERSON_ROLES:
+        return refused_to_persons(w, role, cell, "drafts")
     visible = cell == "yes"
     for run in (w.draft, w.superseded):
         assert _run_views(w, role, run) == [200 if visible else 404] * (len(RUN_VIEWS) + 2)
@@ -239,11 +332,15 @@ def drafts(w: World, role: str, cell: str) -> None:
 
 
 def check(w: World, role: str, cell: str) -> None:
+    if role in PERSON_ROLES:
+        return refused_to_persons(w, role, cell, "check")
     response = w.get(role, f"{w.base}/assignments/{w.live}/check")
     assert response.status_code == (200 if cell == "yes" else 403)
 
 
 def jobs(w: World, role: str, cell: str) -> None:
+    if role in PERSON_ROLES:
+        return refused_to_persons(w, role, cell, "jobs")
     visible = cell == "yes"
     listing = _ok(w.get(role, f"{w.base}/jobs"))
     assert (listing["total"] > 0) == visible and (len(listing["items"]) > 0) == visible
@@ -255,6 +352,8 @@ def jobs(w: World, role: str, cell: str) -> None:
 
 
 def history(w: World, role: str, cell: str) -> None:
+    if role in PERSON_ROLES:
+        return refused_to_persons(w, role, cell, "history")
     visible = cell == "yes"
     # a chair-only resource: 403, even of the live run
     edits = w.get(role, f"{w.base}/assignments/{w.draft}/edits")
@@ -268,6 +367,8 @@ def history(w: World, role: str, cell: str) -> None:
 
 
 def audit(w: World, role: str, cell: str) -> None:
+    if role in PERSON_ROLES:
+        return refused_to_persons(w, role, cell, "audit")
     entries = _ok(w.get(role, f"{w.base}/audit", limit=1000))["items"]
     actions = {e["action"] for e in entries}
     if cell == "yes":
@@ -284,6 +385,8 @@ def audit(w: World, role: str, cell: str) -> None:
 
 
 def tokens(w: World, role: str, cell: str) -> None:
+    if role in PERSON_ROLES:
+        refused_to_persons(w, role, cell, "tokens")
     visible = cell == "yes"
     assert w.get(role, "/tokens").status_code == (200 if visible else 403)
     created = w.api.call(
@@ -307,7 +410,7 @@ def changes(w: World, role: str, cell: str) -> None:
         return
     schema = w.api.client.get("/openapi.json").json()
     for path, operations in schema["paths"].items():
-        if not path.startswith("/venues/{venue_id}"):
+        if not path.startswith("/venues/{venue_id}") or path.startswith("/venues/{venue_id}/me"):
             continue
         for method in operations:
             if method == "get":
@@ -317,6 +420,77 @@ def changes(w: World, role: str, cell: str) -> None:
             filled = re.sub(r"\{[a-z_]+\}", "P1", filled)
             response = w.api.call(method.upper(), filled, token, json={})
             assert response.status_code == 403, (method, path, response.text)
+
+
+def own_view(w: World, role: str, cell: str) -> None:
+    if role not in PERSON_ROLES:
+        assert cell == "no"
+        for method, path in (
+            ("GET", "/me/papers"),
+            ("GET", "/me/candidates"),
+            ("GET", "/me/pairs/P1"),
+            ("PUT", "/me/bids/P1"),
+            ("POST", "/me/papers/P1/decline"),
+        ):
+            response = w.api.call(method, f"{w.base}{path}", w.tokens[role], json={"bid": 1})
+            assert response.status_code == 403, (role, path, response.text)
+        return
+    levels = w.levels()
+    token = levels.tokens["lena" if role == "reviewer" else "alan"]
+    person = "Lena_Language1" if role == "reviewer" else "Alan_Chair1"
+    run = levels.live if role == "reviewer" else levels.ac_run
+    papers = levels.ok("GET", "/me/papers", token)["items"]
+    assert {p["paper_id"] for p in papers} == {p for p, r in levels.pairs(run) if r == person}
+    assert papers and levels.ok("GET", "/me/candidates", token)["total"] > 0
+    assert levels.ok("GET", f"/me/pairs/{papers[0]['paper_id']}", token)["reviewer_id"] == person
+    if cell == "own":
+        assert all(p["reviewers"] is None for p in papers)
+        return
+    assert cell == "own, with their papers' reviewers"
+    live = levels.pairs(levels.live)
+    for paper in papers:
+        expected = sorted(r for p, r in live if p == paper["paper_id"])
+        assert [r["reviewer_id"] for r in paper["reviewers"]] == expected
+
+
+def person_tokens(w: World, role: str, cell: str) -> None:
+    if role in PERSON_ROLES:
+        refused_to_persons(w, role, cell, "tokens")
+    visible = cell == "yes"
+    listed = w.get(role, f"{w.base}/tokens")
+    assert listed.status_code == (200 if visible else 403)
+    made = w.api.call(
+        "POST",
+        f"{w.base}/tokens",
+        w.tokens[role],
+        json={"name": "probe", "role": "reviewer", "person_id": "Victor_Vision1"},
+    )
+    assert made.status_code == (201 if visible else 403), made.text
+    if visible:
+        assert made.json()["person_id"] == "Victor_Vision1"
+        revoked = w.api.call("POST", f"{w.base}/tokens/{made.json()['id']}/revoke", w.tokens[role])
+        assert revoked.status_code == 200 and revoked.json()["state"] == "revoked"
+
+
+def bidding(w: World, role: str, cell: str) -> None:
+    if role in PERSON_ROLES:
+        refused_to_persons(w, role, cell, "bidding")
+    visible = cell == "yes"
+    for path in ("bids/coverage/papers", "bids/coverage/persons", "declines"):
+        assert w.get(role, f"{w.base}/{path}").status_code == (200 if visible else 403)
+    switch = w.api.call("PATCH", w.base, w.tokens[role], json={"bidding_open": False})
+    assert switch.status_code == (200 if visible else 403)
+    reassign = w.api.call("POST", f"{w.base}/declines/reassign", w.tokens[role], json={})
+    # chairs: nothing is declined, so nothing to re-assign
+    assert reassign.status_code == (422 if visible else 403), reassign.text
+
+
+def chairs(w: World, role: str, cell: str) -> None:
+    if role in PERSON_ROLES:
+        return refused_to_persons(w, role, cell, "chairs")
+    assert cell == "yes"
+    items = _ok(w.get(role, f"{w.base}/chairs"))["items"]
+    assert [i["paper_id"] for i in items] == ["P1", "P2", "P3", "P4"]
 
 
 RESOURCES = {
@@ -329,6 +503,12 @@ RESOURCES = {
     "edges, histogram, comparison, export)",
     "changes": "changes (uploads, jobs, edits, bulk changes, undo, run labels, publishing, "
     "stored limits)",
+    "own": "a person's own view (their papers in the live run of their pool, candidates ranked "
+    "by their own scores, their own bids and declines, explanations of their own pairs)",
+    "person tokens": "person tokens (create, list and revoke reviewer and area chair tokens of "
+    "the venue)",
+    "bidding": "bidding switch, bid coverage, declines and their re-assignment",
+    "chairs": "each paper's area chairs and senior area chairs (live runs)",
 }
 CHECKS: dict[str, Callable[[World, str, str], None]] = {
     "venues": venues,
@@ -344,19 +524,34 @@ CHECKS: dict[str, Callable[[World, str, str], None]] = {
     "audit log": audit,
     "tokens (list, create, revoke)": tokens,
     RESOURCES["changes"]: changes,
+    RESOURCES["own"]: own_view,
+    RESOURCES["person tokens"]: person_tokens,
+    RESOURCES["bidding"]: bidding,
+    RESOURCES["chairs"]: chairs,
 }
+NO_PERSON = ("no", "no")
 EXPECTED = {
-    "venues": ("all", "own", "own"),
+    "venues": ("all", "own", "own", *NO_PERSON),
     "affinity statistics, scores, explanations, score export": (
         "yes",
         "yes",
         "yes, bids and conflict reasons null",
+        *NO_PERSON,
     ),
-    "audit log": ("yes", "yes", "publications only (run, version, run replaced, rollback)"),
-    "tokens (list, create, revoke)": ("yes", "no", "no"),
-    **{name: ("yes", "yes", "yes") for name in (RESOURCES["corpus"], RESOURCES["live"])},
+    "audit log": (
+        "yes",
+        "yes",
+        "publications only (run, version, run replaced, rollback)",
+        *NO_PERSON,
+    ),
+    "tokens (list, create, revoke)": ("yes", "no", "no", *NO_PERSON),
+    RESOURCES["own"]: ("no", "no", "no", "own", "own, with their papers' reviewers"),
     **{
-        name: ("yes", "yes", "no")
+        name: ("yes", "yes", "yes", *NO_PERSON)
+        for name in (RESOURCES["corpus"], RESOURCES["live"], RESOURCES["chairs"])
+    },
+    **{
+        name: ("yes", "yes", "no", *NO_PERSON)
         for name in (
             RESOURCES["marks"],
             RESOURCES["limits"],
@@ -365,6 +560,8 @@ EXPECTED = {
             "jobs (parameters, logs, results)",
             "edit history, pins and forbids",
             RESOURCES["changes"],
+            RESOURCES["person tokens"],
+            RESOURCES["bidding"],
         )
     },
 }

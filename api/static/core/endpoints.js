@@ -71,4 +71,21 @@ export const EP = {
   venueForbid: (v, p, r) => `${V(v)}/forbids/${q(p)}/${q(r)}`,
 
   audit: (v) => `${V(v)}/audit`,
+
+  // a person's own view (reviewer and area chair tokens)
+  venueMe: (v) => `${V(v)}/me`,
+  myPapers: (v) => `${V(v)}/me/papers`,
+  myCandidates: (v) => `${V(v)}/me/candidates`,
+  myPair: (v, p) => `${V(v)}/me/pairs/${q(p)}`,
+  myBid: (v, p) => `${V(v)}/me/bids/${q(p)}`,
+  myDecline: (v, p) => `${V(v)}/me/papers/${q(p)}/decline`,
+
+  // the chairs' side of it: bidding, coverage, declines, person tokens, levels
+  bidCoveragePapers: (v) => `${V(v)}/bids/coverage/papers`,
+  bidCoveragePersons: (v) => `${V(v)}/bids/coverage/persons`,
+  declines: (v) => `${V(v)}/declines`,
+  reassignDeclines: (v) => `${V(v)}/declines/reassign`,
+  venueTokens: (v) => `${V(v)}/tokens`,
+  revokeVenueToken: (v, id) => `${V(v)}/tokens/${q(id)}/revoke`,
+  paperChairs: (v) => `${V(v)}/chairs`,
 };

@@ -27,6 +27,9 @@ const current = {
   runId: null,
   /** @type {string} the open tab's id ("tab-data", "tab-jobs", …) */
   tab: "tab-data",
+  /** @type {"reviewers"|"area_chairs"|"senior_area_chairs"} the pool runs, uploads of persons,
+   *  stored quotas and solves are of (chairs pick it in the console head) */
+  pool: "reviewers",
 };
 
 /** Polling timers of followed jobs, by job id (private: see `startPolling`). */
@@ -95,7 +98,7 @@ export function addVenue(venue) {
 /** Open a venue: stop following the previous venue's jobs and forget its runs and scores. */
 export function enterVenue(venueId) {
   stopAllPolling();
-  Object.assign(current, { venue: venueId, runs: Object.freeze([]), runId: null, affinityRun: null });
+  Object.assign(current, { venue: venueId, runs: Object.freeze([]), runId: null, affinityRun: null, pool: "reviewers" });
 }
 
 /** Forget everything of the session (sign out). */
@@ -105,7 +108,7 @@ export function resetSession() {
   stopAllPolling();
   Object.assign(current, {
     api: new Api(""), me: null, venues: Object.freeze([]), venue: null, counts: NO_COUNTS,
-    affinityRun: null, runs: Object.freeze([]), runId: null,
+    affinityRun: null, runs: Object.freeze([]), runId: null, pool: "reviewers",
   });
 }
 
@@ -147,6 +150,13 @@ export function setTab(tabId) {
   current.tab = tabId;
 }
 
+/** The pool the console shows and acts on; the run list is the pool's. */
+export function setPool(pool) {
+  current.pool = pool;
+  current.runs = Object.freeze([]);
+  current.runId = null;
+}
+
 // ---- followed jobs --------------------------------------------------------------------------
 
 /** Is the job followed (polled) already? */
@@ -176,6 +186,11 @@ function stopAllPolling() {
 export function canWrite() {
   const me = current.me;
   return !!me && (me.role === "admin" || (me.role === "chair" && me.venue_id === current.venue));
+}
+
+/** Is the signed-in token a person's own (reviewer, area chair)? */
+export function isPerson() {
+  return ["reviewer", "area_chair"].includes(current.me?.role);
 }
 
 /** Does the token see chairs' material (bids, conflicts, drafts, jobs)? */

@@ -11,6 +11,8 @@ const KIND_WORDS = {
   "paper-demands": "paper demands", "reviewer-max-loads": "reviewer quotas",
 };
 
+const POOLED_KINDS = ["reviewers", "paper-demands", "reviewer-max-loads"];
+
 function stat(label, value) {
   return h("div", { class: "stat" }, h("b", {}, value), h("span", {}, label));
 }
@@ -46,7 +48,9 @@ function setupUploads() {
       button.disabled = true;
       fill(result, h("p", { class: "muted" }, `Uploading ${file.name}…`));
       try {
-        const answer = await state.api.upload(EP.upload(state.venue, kind), file);
+        // persons and their quotas go to the pool chosen in the console head
+        const query = POOLED_KINDS.includes(kind) ? { pool: state.pool } : undefined;
+        const answer = await state.api.upload(EP.upload(state.venue, kind), file, { query });
         const parts = [];
         if (answer && typeof answer === "object") {
           if ("created" in answer) parts.push(`${answer.created} new`);

@@ -29,7 +29,7 @@ const bars = new Map(); // job id -> ProgressBar
 export async function refreshAffinity() {
   const venue = state.venue;
   // 200 in every state: {"state": "none" | "current" | "stale", ...the run's fields}
-  const answer = await state.api.get(EP.latestAffinity(venue));
+  const answer = await state.api.get(EP.latestAffinity(venue), { pool: state.pool });
   if (venue !== state.venue) return null;
   const run = answer && answer.state !== "none" && answer.id != null
     ? { ...answer, stale: answer.stale ?? answer.state === "stale" } : null;
@@ -68,6 +68,7 @@ async function checkCapacity({ forSolve = false } = {}) {
   if (!forSolve) capacity.controller = controller;
   const answer = await state.api.get(EP.capacity(state.venue), {
     reviewers_per_paper: values.reviewers_per_paper ?? 0, min_load: values.min_papers ?? 0, max_load: values.max_papers ?? 0,
+    pool: state.pool,
   }, { signal: controller.signal });
   capacity.answer = answer;
   renderCapacity();
@@ -197,7 +198,7 @@ function setupForms() {
     const config = {};
     if (values.method) config.method = values.method;
     if (values.aggregation) config.aggregation = values.aggregation;
-    const body = { config };
+    const body = { config, pool: state.pool };
     if (values.top_n) body.top_n = values.top_n;
     await busy(event.submitter, form.querySelector(".error-box"), async () => {
       const job = await state.api.post(EP.startAffinity(state.venue), body);
@@ -217,7 +218,9 @@ function setupForms() {
   syncModeFields();
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const { body, problem } = solveBody();
+    const solve = solveBody();
+    const problem = solve.problem;
+    const body = { ...solve.body, pool: state.pool };
     const maxPapers = form.querySelector('input[name="max_papers_file"]').files?.[0];
     await busy(event.submitter, form.querySelector(".error-box"), async () => {
       if (problem) throw new UserError(problem);

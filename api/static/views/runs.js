@@ -10,8 +10,9 @@ import { globalError } from "../components/feedback.js";
 /** Load the venue's runs (every page) and keep or make the selection. */
 export async function refreshRuns({ select = null } = {}) {
   const venue = state.venue;
-  const runs = await state.api.all(EP.assignments(venue), {}, 200, 5000);
-  if (venue !== state.venue) return;
+  const pool = state.pool;
+  const runs = await state.api.all(EP.assignments(venue), { pool }, 200, 5000);
+  if (venue !== state.venue || pool !== state.pool) return;
   setRuns(runs);
   const live = state.runs.find((run) => run.state === "live");
   const previous = state.runId;

@@ -8,11 +8,14 @@ import {
   storedVenue,
 } from "../core/state.js";
 import { busy, clearError, globalError, say, showError } from "../components/feedback.js";
+import { openPersonPage } from "./person.js";
 import { refreshRuns } from "./runs.js";
 import { resetChoice, selectTab, userChoseTab } from "./tabs.js";
 
+const PERSON_ROLES = ["reviewer", "area_chair"];
+
 function showView(id) {
-  for (const view of ["signin-view", "venue-view", "console-view"]) $(`#${view}`).hidden = view !== id;
+  for (const view of ["signin-view", "venue-view", "console-view", "person-view"]) $(`#${view}`).hidden = view !== id;
   $("#session-bar").hidden = id === "signin-view";
   const inConsole = id === "console-view";
   $("#venue-select").hidden = !inConsole || state.venues.length < 2;
@@ -22,12 +25,20 @@ function showView(id) {
 
 async function signIn(token) {
   const api = new Api(token);
-  const [me, venues] = await Promise.all([api.get(EP.me()), api.all(EP.venues())]);
+  const me = await api.get(EP.me());
+  // a reviewer's or area chair's token opens their own page (it may read nothing else)
+  const venues = PERSON_ROLES.includes(me.role) ? [] : await api.all(EP.venues());
   signedIn(api, me, venues);
   rememberToken(token);
   // CSS hides the controls marked data-requires="write"/"admin" that this role may not use
   document.body.dataset.role = me.role;
   $("#whoami").textContent = `Signed in as ${me.name} (${me.role}${me.venue_id ? " of " + me.venue_id : ""})`;
+  if (PERSON_ROLES.includes(me.role)) {
+    enterVenue(me.venue_id);
+    showView("person-view");
+    await openPersonPage(me.venue_id);
+    return;
+  }
   renderVenueChoices();
   const remembered = storedVenue();
   if (remembered && venues.some((v) => v.id === remembered)) await openVenue(remembered);
