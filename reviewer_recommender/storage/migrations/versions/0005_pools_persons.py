@@ -1,7 +1,7 @@
 """pools of persons, person tokens, person bids, bidding switch, declines
 
-Revision ID: 0007
-Revises: 0003
+Revision ID: 0005
+Revises: 0004
 
 - new ``pool_members`` (venue, pool, person): every existing reviewer joins ``reviewers``.
 - ``affinity_runs.pool`` and ``assignments.pool`` (existing rows: ``reviewers``); the one
