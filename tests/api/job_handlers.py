@@ -39,8 +39,11 @@ def quick(ctx: JobContext) -> None:
 
 
 def stubborn(ctx: JobContext) -> None:
-    """Never looks at the cancel flag (a native call that cannot be interrupted)."""
-    ctx.progress(0.1, "computing without cancel points", force=True)
+    """Never looks at the cancel flag (a native call that cannot be interrupted). It reports
+    its stage with ``record_progress``, which never raises for a cancel: ``progress`` would
+    be a cancel point, and a cancel landing between its write and its check would end the
+    job there instead of testing the kill."""
+    ctx.record_progress(0.1, "computing without cancel points", force=True)
     deadline = time.monotonic() + float(ctx.params.get("seconds", 600))
     while time.monotonic() < deadline:
         sum(range(100_000))
