@@ -6,7 +6,7 @@ result stored as a new draft run. The assignment job is these calls in a row."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import pandas as pd
@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from recommender.corpus import InputError, Reviewer
 from reviewer_recommender.errors import InvalidRequest, NotFound, StateConflict
 from reviewer_recommender.services.assignment import AssignResult, json_safe
+from reviewer_recommender.services.draft_rules import copy_rules, draft_max_loads, draft_pairs
 from reviewer_recommender.services.hierarchy import (
     SENIOR_AREA_CHAIRS,
     area_chair_items,
@@ -24,7 +25,12 @@ from reviewer_recommender.services.hierarchy import (
     institution_pairs,
     senior_area_chair_scores,
 )
-from reviewer_recommender.services.limits import Limits, read_stored_limits, resolve_limits
+from reviewer_recommender.services.limits import (
+    Limits,
+    StoredLimits,
+    read_stored_limits,
+    resolve_limits,
+)
 from reviewer_recommender.services.params import LEVEL_OPTIONS, AssignParams
 from reviewer_recommender.services.problem import AssignInputs, Rows
 from reviewer_recommender.storage.models import (
@@ -160,10 +166,26 @@ def read_stored_solve(
     except InputError as error:
         raise InvalidRequest(None, f"cannot read the stored scores: {error}") from error
     reviewer_ids = [r.id for r in reviewers]
+    conflicts = [Rows(conflicts_frame(session, venue_id, pool), "venue conflicts")]
+    pins = pins_frame(session, venue_id, pool)
+    source_run = resolved_from(session, venue_id, params.run)
+    if source_run is not None:
+        # a re-solve of a run keeps that run's own rules (its edits), and only that run's
+        own_forbids = draft_pairs(session, source_run.id, "forbid")
+        if len(own_forbids):
+            conflicts.append(
+                Rows(own_forbids[["paper_id", "reviewer_id"]], f"run {source_run.id}'s forbids")
+            )
+        own_pins = draft_pairs(session, source_run.id, "pin")[["paper_id", "reviewer_id"]]
+        pins = pd.concat([pins, own_pins], ignore_index=True).drop_duplicates()
+        own_max = draft_max_loads(session, source_run.id)
+        if own_max:
+            stored = StoredLimits(stored.demands, {**stored.max_loads, **own_max})
+            limits = replace(limits, max_load={**limits.max_load, **own_max})
     inputs = AssignInputs(
         scores=table,
-        conflicts=Rows(conflicts_frame(session, venue_id, pool), "venue conflicts"),
-        pins=Rows(pins_frame(session, venue_id, pool), "venue pins"),
+        conflicts=conflicts,
+        pins=Rows(pins.reset_index(drop=True), "venue pins"),
         bids=Rows(bids_frame(session, venue_id, pool), "venue bids"),
         fold_bids=False,
         demand=Rows(stored.demand_rows(), "the venue's stored paper demands"),
@@ -237,6 +259,16 @@ def _level_forbidden(
     if not len(combined):
         return None
     return Rows(combined.reset_index(drop=True), "pairs another level forbids")
+
+
+def resolved_from(session: Session, venue_id: str, label: RunLabel) -> AssignmentRow | None:
+    """The run a re-solve starts from (its lineage's ``assignment_id``), if it still
+    exists in the venue."""
+    origin = label.derived_from or {}
+    if origin.get("kind") != "re-solve" or not isinstance(origin.get("assignment_id"), int):
+        return None
+    row = session.get(AssignmentRow, origin["assignment_id"])
+    return row if row is not None and row.venue_id == venue_id else None
 
 
 def _within(rows: Rows, paper_ids: list[str], reviewer_ids: list[str]) -> Rows | None:
@@ -331,4 +363,7 @@ def store_assignment(
     ]
     if pair_rows:
         session.execute(insert(AssignmentPair), pair_rows)
+    source_run = resolved_from(session, venue_id, solve.label)
+    if source_run is not None:
+        copy_rules(session, source_run.id, row.id)
     return StoredAssignment(assignment_id=row.id, pairs=len(pair_rows))

@@ -21,6 +21,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.services.assignment import json_safe
+from reviewer_recommender.services.draft_rules import own_pairs
 from reviewer_recommender.services.edit_effects import paper_counts, reviewer_loads
 from reviewer_recommender.services.pair_rules import addition_obstacles
 from reviewer_recommender.services.runs import run_limits
@@ -92,7 +93,7 @@ def _edges(
     loads = reviewer_loads(session, row, reviewers)
     counts = paper_counts(session, row, papers)
     names = lookup(session, venue_id, papers, reviewers)
-    pins = _pinned(session, venue_id, pairs)
+    pins = _pinned(session, venue_id, pairs) | own_pairs(session, row, "pin", pairs)
     conflicts, bids = pair_marks(session, venue_id, pairs) if marks else ({}, {})
     # whether a pair can be added would reveal a conflict: chairs only, as the marks
     obstacles = addition_obstacles(session, row, pairs) if marks else {}

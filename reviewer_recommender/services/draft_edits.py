@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import not_found
-from reviewer_recommender.services import run_edits
+from reviewer_recommender.services import draft_rules, run_edits
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.history import edits_out, history_page, undo_last
 from reviewer_recommender.services.run_edits import EditRequest
@@ -212,3 +212,27 @@ def swap_reviewer(
     edit = EditRequest("swap", paper_id, add_reviewer_id, remove_reviewer_id, reason, force)
     _apply(explainers, session, row, edit, principal.name)
     return _assigned_pair(session, row, paper_id, add_reviewer_id)
+
+
+def draft_rules_of(
+    session: Session, venue_id: str, assignment_id: int, principal: Principal
+) -> dict[str, Any]:
+    """The run's own pins, forbids and max loads (``DraftRulesOut``)."""
+    row = require_assignment(session, venue_id, assignment_id, principal)
+    return draft_rules.list_rules(session, row)
+
+
+def promote_draft_rules(
+    session: Session,
+    venue_id: str,
+    assignment_id: int,
+    principal: Principal,
+    chosen: list[draft_rules.RuleKey] | None,
+    reason: str = "",
+) -> dict[str, Any]:
+    """Make the run's own rules (``chosen``, or all) venue rules, audited, and commit
+    (:func:`reviewer_recommender.services.draft_rules.promote`)."""
+    row = require_assignment(session, venue_id, assignment_id, principal)
+    promoted = draft_rules.promote(session, row, principal.name, chosen, reason=reason)
+    session.commit()
+    return promoted

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from matching.violations import Violation
 from reviewer_recommender.errors import DomainError
-from reviewer_recommender.storage.models import AssignmentPair, AssignmentRow, Conflict, Pin
+from reviewer_recommender.storage.models import AssignmentPair, AssignmentRow, DraftRule
 from reviewer_recommender.storage.names import Names, lookup
 
 Pair = tuple[str, str]
@@ -28,13 +28,13 @@ class PairState:
     in_run: bool = False
     score: float | None = None
     pinned: bool = False
-    pin_by: str | None = None  # a pin row exists (created_by)
-    forbid_reason: str | None = None  # a forbid row exists (its reason)
+    pin_by: str | None = None  # the draft pins it (created_by)
+    forbid_reason: str | None = None  # the draft forbids it (its reason)
 
 
 def snapshot(session: Session, row: AssignmentRow, pairs: Iterable[Pair]) -> dict[Pair, PairState]:
-    """The run's and the venue's state of ``pairs``: in the run (score, pinned), pinned at
-    venue level (pin row), forbidden (forbid row)."""
+    """The run's state of ``pairs``: in the run (score, pinned), pinned or forbidden by the
+    run's own rules (:mod:`reviewer_recommender.services.draft_rules`: what edits change)."""
     wanted = set(pairs)
     states = {pair: PairState() for pair in wanted}
     papers = sorted({p for p, _ in wanted})
@@ -51,21 +51,24 @@ def snapshot(session: Session, row: AssignmentRow, pairs: Iterable[Pair]) -> dic
             if (p, r) in wanted:
                 state = states[(p, r)]
                 state.in_run, state.score, state.pinned = True, float(score), bool(pinned)
-        for p, r, by in session.execute(
-            select(Pin.paper_id, Pin.reviewer_id, Pin.created_by).where(
-                Pin.venue_id == row.venue_id, Pin.paper_id.in_(chunk)
+        for kind, p, r, by, reason in session.execute(
+            select(
+                DraftRule.kind,
+                DraftRule.paper_id,
+                DraftRule.reviewer_id,
+                DraftRule.created_by,
+                DraftRule.reason,
+            ).where(
+                DraftRule.assignment_id == row.id,
+                DraftRule.kind.in_(("pin", "forbid")),
+                DraftRule.paper_id.in_(chunk),
             )
         ):
-            if (p, r) in wanted:
+            if (p, r) not in wanted:
+                continue
+            if kind == "pin":
                 states[(p, r)].pin_by = by or ""
-        for p, r, reason in session.execute(
-            select(Conflict.paper_id, Conflict.reviewer_id, Conflict.reason).where(
-                Conflict.venue_id == row.venue_id,
-                Conflict.source == "forbid",
-                Conflict.paper_id.in_(chunk),
-            )
-        ):
-            if (p, r) in wanted:
+            else:
                 states[(p, r)].forbid_reason = reason or ""
     return states
 

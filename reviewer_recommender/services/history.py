@@ -6,8 +6,9 @@ holding what it did. Undo reverts the newest change not yet undone: the pairs it
 leave, the pairs it removed come back with their scores, pin flags, pins and forbids are
 put back as they were, the summary is the one from before the change (its constraint
 check refreshed against the venue as it is now), and the version is bumped. Repeating
-undo walks further back. Pins and forbids are venue-wide: undo puts back exactly the rows
-the change touched, and leaves alone what later changes elsewhere made of them.
+undo walks further back. Pins and forbids are the draft's own rules
+(:mod:`reviewer_recommender.services.draft_rules`): undo puts back exactly the rules the change
+touched.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import StateConflict
 from reviewer_recommender.services.audit_text import summarize
+from reviewer_recommender.services.draft_rules import add_rule, drop_rule
 from reviewer_recommender.services.edits import constraints_summary
 from reviewer_recommender.services.publishing import claim_version, violations
 from reviewer_recommender.services.runs import run_limits
@@ -26,8 +28,6 @@ from reviewer_recommender.storage.models import (
     AssignmentEdit,
     AssignmentPair,
     AssignmentRow,
-    Conflict,
-    Pin,
     utcnow,
 )
 from reviewer_recommender.storage.names import Names, lookup
@@ -108,7 +108,6 @@ def history_page(session: Session, row: AssignmentRow, limit: int, offset: int) 
 
 
 def _put_back(session: Session, row: AssignmentRow, changes: dict[str, list[Any]]) -> None:
-    venue_id = row.venue_id
     for p, r, _score, _pinned in changes.get("pairs_added", []):
         session.execute(
             delete(AssignmentPair).where(
@@ -133,33 +132,13 @@ def _put_back(session: Session, row: AssignmentRow, changes: dict[str, list[Any]
             pair = session.get(AssignmentPair, (row.id, p, r))
             if pair is not None:
                 pair.pinned = flag
-    for p, r, _by in changes.get("pins_added", []):
-        session.execute(
-            delete(Pin).where(Pin.venue_id == venue_id, Pin.paper_id == p, Pin.reviewer_id == r)
-        )
+    for key, kind in (("pins_added", "pin"), ("forbids_added", "forbid")):
+        for p, r, _by_or_reason in changes.get(key, []):
+            drop_rule(session, row.id, kind, p, r)
     for p, r, by in changes.get("pins_removed", []):
-        if session.get(Pin, (venue_id, p, r)) is None:
-            session.add(Pin(venue_id=venue_id, paper_id=p, reviewer_id=r, created_by=by or ""))
-    for p, r, _reason in changes.get("forbids_added", []):
-        session.execute(
-            delete(Conflict).where(
-                Conflict.venue_id == venue_id,
-                Conflict.paper_id == p,
-                Conflict.reviewer_id == r,
-                Conflict.source == "forbid",
-            )
-        )
+        add_rule(session, row.id, "pin", p, r, actor=by or "")
     for p, r, reason in changes.get("forbids_removed", []):
-        if session.get(Conflict, (venue_id, p, r, "forbid")) is None:
-            session.add(
-                Conflict(
-                    venue_id=venue_id,
-                    paper_id=p,
-                    reviewer_id=r,
-                    source="forbid",
-                    reason=reason or "",
-                )
-            )
+        add_rule(session, row.id, "forbid", p, r, actor="", reason=reason or "")
     session.flush()
 
 

@@ -90,6 +90,8 @@ class Limits:
     max_load: Mapping[str, int] = field(default_factory=dict)
     stored_demands: int = 0
     stored_max_loads: int = 0
+    # the run's own max loads (a re-assignment's withdrawals), already in ``max_load``
+    draft_max_load: Mapping[str, int] = field(default_factory=dict)
 
     def demand_of(self, paper_id: str) -> int:
         return int(self.demand.get(paper_id, self.reviewers_per_paper))

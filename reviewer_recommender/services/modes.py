@@ -24,13 +24,22 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import delete, insert, select
+from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import InvalidRequest, StateConflict
 from reviewer_recommender.services.assignment import json_safe
+from reviewer_recommender.services.draft_rules import (
+    add_rule,
+    copy_rules,
+    draft_max_loads,
+    draft_pairs,
+    drop_rule,
+    pins_with_draft,
+    rules,
+)
 from reviewer_recommender.services.hierarchy import SENIOR_AREA_CHAIRS, cross_level_pairs
-from reviewer_recommender.services.limits import read_stored_limits, resolve_limits
+from reviewer_recommender.services.limits import StoredLimits, read_stored_limits, resolve_limits
 from reviewer_recommender.services.params import ReassignParams
 from reviewer_recommender.services.pools import DEFAULT_POOL, check_pool, pool_person_ids
 from reviewer_recommender.services.publishing import run_pairs
@@ -39,9 +48,6 @@ from reviewer_recommender.services.tokens import Principal
 from reviewer_recommender.storage.models import (
     AssignmentPair,
     AssignmentRow,
-    Conflict,
-    Pin,
-    ReviewerMaxLoad,
     SubmissionRow,
 )
 from reviewer_recommender.storage.repository import (
@@ -49,7 +55,6 @@ from reviewer_recommender.storage.repository import (
     audit,
     bids_frame,
     conflicts_frame,
-    pins_frame,
     require_run,
     scores_frame,
 )
@@ -172,6 +177,16 @@ def reassign_live(
         raise InvalidRequest(None, "; ".join(problems))
     stored = read_stored_limits(session, venue_id, pool)
     limits = resolve_limits(session, venue_id, {**(live.parameters or {}), "pool": pool}, stored)
+    # the live run's own rules (its edits as a draft) hold in its re-assignment too
+    forbid_rows = draft_pairs(session, live.id, "forbid")
+    own_forbids = (
+        [Rows(forbid_rows[["paper_id", "reviewer_id"]], "the live run's own forbids")]
+        if len(forbid_rows)
+        else []
+    )
+    limits_with_own = StoredLimits(
+        stored.demands, {**stored.max_loads, **draft_max_loads(session, live.id)}
+    )
     fields = set(ReassignParams.model_fields)
     params = ReassignParams.model_validate(
         {k: v for k, v in (live.parameters or {}).items() if k in fields}
@@ -187,13 +202,17 @@ def reassign_live(
         ),
         conflicts=[
             Rows(conflicts_frame(session, venue_id, pool), "venue conflicts"),
+            *own_forbids,
             *_other_level(session, venue_id, pool, paper_ids, reviewer_ids),
         ],
-        pins=Rows(pins_frame(session, venue_id, pool), "venue pins"),
+        pins=Rows(pins_with_draft(session, live), "venue pins and the live run's own pins"),
         bids=Rows(bids_frame(session, venue_id, pool), "venue bids"),
         fold_bids=False,  # stored scores already hold the bid preferences
         demand=Rows(stored.demand_rows(), "the venue's stored paper demands"),
-        max_loads=Rows(stored.max_load_rows(), "the venue's stored reviewer max loads"),
+        max_loads=Rows(
+            limits_with_own.max_load_rows(),
+            "the venue's stored reviewer max loads and the live run's own",
+        ),
         paper_ids=paper_ids,
         reviewer_ids=reviewer_ids,
     )
@@ -207,7 +226,6 @@ def reassign_live(
     except InputError as error:
         raise InvalidRequest(None, str(error)) from error
 
-    _record(session, venue_id, withdraw, remove, reason or f"re-assignment by {actor}", actor, pool)
     changes = {
         "derived_from": live.id,
         "derived_from_version": live.version,
@@ -252,6 +270,7 @@ def reassign_live(
             summary=summary,
         ),
     )
+    _record(session, live, row, withdraw, remove, reason or f"re-assignment by {actor}", actor)
     pairs = result.pairs()
     if len(pairs):
         session.execute(
@@ -296,43 +315,26 @@ def reassign_live(
 
 def _record(
     session: Session,
-    venue_id: str,
+    live: AssignmentRow,
+    row: AssignmentRow,
     withdraw: list[str],
     remove: list[tuple[str, str]],
     reason: str,
     actor: str,
-    pool: str = DEFAULT_POOL,
 ) -> None:
-    """Withdrawals and removals as standing constraints: max load 0 (in the pool), forbids,
-    no pins."""
+    """The re-assignment's rules, its own (another draft never sees them; the chair may
+    promote them): the live run's, then each withdrawn reviewer's max load 0 (their own
+    pins dropped) and a forbid of each removed pair (its own pin dropped)."""
+    copy_rules(session, live.id, row.id)
     for reviewer_id in sorted(set(withdraw)):
-        row = session.get(ReviewerMaxLoad, (venue_id, pool, reviewer_id))
-        if row is None:
-            session.add(
-                ReviewerMaxLoad(venue_id=venue_id, pool=pool, reviewer_id=reviewer_id, max_load=0)
-            )
-        else:
-            row.max_load = 0
-    if withdraw:
-        session.execute(
-            delete(Pin).where(Pin.venue_id == venue_id, Pin.reviewer_id.in_(sorted(set(withdraw))))
-        )
+        add_rule(session, row.id, "max_load", "", reviewer_id, actor=actor, reason=reason, value=0)
+        for pin in rules(session, row.id, "pin"):
+            if pin.reviewer_id == reviewer_id:
+                session.delete(pin)
     for paper_id, reviewer_id in dict.fromkeys(remove):
-        if session.get(Conflict, (venue_id, paper_id, reviewer_id, "forbid")) is None:
-            session.add(
-                Conflict(
-                    venue_id=venue_id,
-                    paper_id=paper_id,
-                    reviewer_id=reviewer_id,
-                    source="forbid",
-                    reason=reason,
-                )
-            )
-        pin = session.get(Pin, (venue_id, paper_id, reviewer_id))
-        if pin is not None:
-            session.delete(pin)
+        add_rule(session, row.id, "forbid", paper_id, reviewer_id, actor=actor, reason=reason)
+        drop_rule(session, row.id, "pin", paper_id, reviewer_id)
     session.flush()
-    del actor  # recorded by the caller's audit entry
 
 
 def reassign_live_run(

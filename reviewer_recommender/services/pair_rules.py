@@ -19,8 +19,8 @@ from sqlalchemy.orm import Session
 
 from matching.additions import Obstacle
 from matching.additions import addition_obstacles as obstacles_of
+from reviewer_recommender.services.draft_rules import own_forbid_rows, run_limits
 from reviewer_recommender.services.edit_effects import paper_counts, reviewer_loads
-from reviewer_recommender.services.limits import resolve_limits
 from reviewer_recommender.storage.models import (
     AffinityScore,
     AssignmentPair,
@@ -85,16 +85,20 @@ def addition_obstacles(
 ) -> dict[Pair, list[Obstacle]]:
     """For each of ``pairs``, why it cannot simply be added to run ``row`` now
     (:func:`matching.additions.addition_obstacles` on the stored state: the run's pairs and
-    loads, the limits it is held to, the venue's conflicts, bids and forbids, the scores of
+    loads, the limits it is held to, the venue's conflicts, bids and forbids and the run's
+    own forbids, the scores of
     the run's affinity run); empty lists for pairs that can. ``replacing``: each addition
     replaces a reviewer of the paper (its demand is no obstacle)."""
     wanted = list(dict.fromkeys(pairs))
     papers = sorted({p for p, _ in wanted})
     reviewers = sorted({r for _, r in wanted})
-    limits = resolve_limits(session, row.venue_id, {**(row.parameters or {}), "pool": row.pool})
+    limits = run_limits(session, row)
     loads = reviewer_loads(session, row, reviewers)
     counts = paper_counts(session, row, papers)
     exclusions = stored_exclusions(session, row.venue_id, wanted)
+    for p, r, source, reason in own_forbid_rows(session, row, papers):
+        if (p, r) in exclusions or (p, r) in set(wanted):
+            exclusions.setdefault((p, r), []).append(exclusion(source, reason))
     assigned = _pairs_present(
         session,
         wanted,

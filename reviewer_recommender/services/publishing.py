@@ -24,20 +24,20 @@ from sqlalchemy.orm import Session
 
 from matching.violations import Violation, check_assignment
 from reviewer_recommender.errors import InvalidRequest, StateConflict
+from reviewer_recommender.services.draft_rules import pins_with_draft, run_limits
 from reviewer_recommender.services.edits import edited_summary as services_edited_summary
 from reviewer_recommender.services.hierarchy import (
     SENIOR_AREA_CHAIRS,
     cross_level_exclusions,
     run_items,
 )
-from reviewer_recommender.services.limits import resolve_limits
 from reviewer_recommender.services.pair_rules import exclusions_frame
 from reviewer_recommender.storage.models import (
     AffinityScore,
     AssignmentPair,
     AssignmentRow,
     Conflict,
-    Pin,
+    DraftRule,
     utcnow,
 )
 from reviewer_recommender.storage.names import name_rows
@@ -85,15 +85,25 @@ def violations(
             .order_by(Conflict.paper_id, Conflict.reviewer_id, Conflict.source)
         )
     ]
+    # the run's own forbids of its pairs (its edits' forbids)
+    excluded += [
+        (str(p), str(r), "forbid", reason or "")
+        for p, r, reason in session.execute(
+            select(DraftRule.paper_id, DraftRule.reviewer_id, DraftRule.reason)
+            .join(
+                AssignmentPair,
+                and_(
+                    AssignmentPair.assignment_id == DraftRule.assignment_id,
+                    AssignmentPair.paper_id == DraftRule.paper_id,
+                    AssignmentPair.reviewer_id == DraftRule.reviewer_id,
+                ),
+            )
+            .where(DraftRule.assignment_id == row.id, DraftRule.kind == "forbid")
+            .order_by(DraftRule.paper_id, DraftRule.reviewer_id)
+        )
+    ]
     members = pool_members(venue_id, row.pool)
-    pins = pd.DataFrame(
-        session.execute(
-            select(Pin.paper_id, Pin.reviewer_id)
-            .where(Pin.venue_id == venue_id, Pin.reviewer_id.in_(members))
-            .order_by(Pin.paper_id, Pin.reviewer_id)
-        ).all(),
-        columns=["paper_id", "reviewer_id"],
-    )
+    pins = pins_with_draft(session, row)
     if row.pool == SENIOR_AREA_CHAIRS:
         # its items are area chairs: the venue's pair tables name papers, not them
         excluded = []
@@ -103,7 +113,7 @@ def violations(
     excluded = [*excluded, *cross_level_exclusions(session, row, pairs)]
     papers = run_items(session, row)
     reviewers = sorted(str(r) for r in session.scalars(members))
-    limits = resolve_limits(session, venue_id, {**(row.parameters or {}), "pool": row.pool})
+    limits = run_limits(session, row)
     return check_assignment(
         pairs["paper_id"],
         pairs["reviewer_id"],

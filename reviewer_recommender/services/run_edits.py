@@ -1,11 +1,12 @@
 """Hand edits of a draft: pin, unpin, forbid, unforbid, swap, assign, remove; their
 preview; their history.
 
-Pins become forced pairs and forbids conflicts in every later solve of the venue
-(:mod:`reviewer_recommender.services.edits` says which standing constraints each edit changes); a
-swap is stored
-as both (a forbid of the pair it removes and a pin of the pair it adds), so re-solves keep
-it. ``assign`` and ``remove`` change this draft only. Every edit bumps the draft's version
+Pins and forbids are the draft's own rules (:mod:`reviewer_recommender.services.draft_rules`):
+they hold in this draft and in a re-solve of it, never in another run, until the chair
+promotes them to venue rules (:mod:`reviewer_recommender.services.edits` says which pins and
+forbids each edit changes); a swap is stored as both (a forbid of the pair it removes and a
+pin of the pair it adds), so a re-solve of the draft keeps it. ``assign`` and ``remove``
+change the pairs only. Every edit bumps the draft's version
 atomically (a concurrent edit or publication gets 409 ``stale_version``), recomputes the
 draft's objective and statistics (:func:`reviewer_recommender.services.publishing.edited_summary`)
 and is recorded in
@@ -26,6 +27,13 @@ from sqlalchemy.orm import Session
 
 from matching.additions import LIMIT_OBSTACLES, Obstacle
 from reviewer_recommender.errors import DomainError, InvalidRequest, StateConflict
+from reviewer_recommender.services.draft_rules import (
+    FORBID,
+    PIN,
+    Stored,
+    rule_of,
+    store_constraints,
+)
 from reviewer_recommender.services.edit_effects import (
     describe_effect,
     diff,
@@ -189,46 +197,6 @@ def _drop_pair(session: Session, row: AssignmentRow, paper_id: str, reviewer_id:
     )
 
 
-@dataclass(frozen=True)
-class Stored:
-    """What storing a :class:`ConstraintEdit` removed: a chair's forbid lifted, a pin
-    dropped (either relaxes the solved problem, so the solver's bound stops holding)."""
-
-    lifted_forbid: bool
-    dropped_pin: bool
-
-
-def store_constraints(
-    session: Session, venue_id: str, edit: ConstraintEdit, *, actor: str, reason: str
-) -> Stored:
-    """Store ``edit`` (:mod:`reviewer_recommender.services.edits`: the standing pins and forbids an
-    edit
-    changes) as the venue's pin rows and forbid rows (conflicts of source ``forbid``)."""
-    lifted = dropped = False
-    for p, r in edit.unforbid:
-        forbid_row = session.get(Conflict, (venue_id, p, r, "forbid"))
-        if forbid_row is not None:
-            session.delete(forbid_row)
-            lifted = True
-    for p, r in edit.unpin:
-        pin_row = session.get(Pin, (venue_id, p, r))
-        if pin_row is not None:
-            session.delete(pin_row)
-            dropped = True
-    for p, r in edit.forbid:
-        if session.get(Conflict, (venue_id, p, r, "forbid")) is None:
-            session.add(
-                Conflict(
-                    venue_id=venue_id, paper_id=p, reviewer_id=r, source="forbid", reason=reason
-                )
-            )
-    for p, r in edit.pin:
-        if session.get(Pin, (venue_id, p, r)) is None:
-            session.add(Pin(venue_id=venue_id, paper_id=p, reviewer_id=r, created_by=actor))
-    session.flush()
-    return Stored(lifted, dropped)
-
-
 def mutate(
     explainers: ExplainerCache,
     session: Session,
@@ -248,7 +216,7 @@ def mutate(
     action = edit.action
 
     def store(reason: str = "") -> Stored:
-        return store_constraints(session, venue_id, edit.standing(), actor=actor, reason=reason)
+        return store_constraints(session, row, edit.standing(), actor=actor, reason=reason)
 
     if action in ("pin", "assign"):
         found = obstacles(session, row, p, r)
@@ -277,7 +245,8 @@ def mutate(
             tightening = not stored.lifted_forbid
         return Outcome(tightening, limits, {"overfilled": limits})
     if action == "unpin":
-        if session.get(Pin, (venue_id, p, r)) is None:
+        venue_pin = session.get(Pin, (venue_id, p, r))
+        if rule_of(session, row, PIN, (p, r)) is None and venue_pin is None:
             raise not_found("pin", f"{p}/{r}")
         store()
         pair = session.get(AssignmentPair, (row.id, p, r))
@@ -290,7 +259,10 @@ def mutate(
         _drop_pair(session, row, p, r)
         return Outcome(tightening=not stored.dropped_pin)
     if action == "unforbid":
-        if session.get(Conflict, (venue_id, p, r, "forbid")) is None:
+        if (
+            rule_of(session, row, FORBID, (p, r)) is None
+            and session.get(Conflict, (venue_id, p, r, "forbid")) is None
+        ):
             raise not_found("forbid", f"{p}/{r}")
         store()
         return Outcome(tightening=False)
@@ -298,7 +270,11 @@ def mutate(
         pair = session.get(AssignmentPair, (row.id, p, r))
         if pair is None:
             raise StateConflict("not_assigned", f"{r!r} does not review {p!r} in this run")
-        if pair.pinned or session.get(Pin, (venue_id, p, r)) is not None:
+        if (
+            pair.pinned
+            or rule_of(session, row, PIN, (p, r)) is not None
+            or session.get(Pin, (venue_id, p, r)) is not None
+        ):
             raise StateConflict(
                 "pinned_pair",
                 f"({p}, {r}) is pinned: unpin it first (or forbid it, which drops the pin)",

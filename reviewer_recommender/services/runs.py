@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import InvalidRequest, NotFound, StateConflict
 from reviewer_recommender.jobs.runner import JobRunner
+from reviewer_recommender.services import draft_rules
 from reviewer_recommender.services.assignment import json_safe
 from reviewer_recommender.services.hierarchy import (
     AREA_CHAIRS,
@@ -358,8 +359,8 @@ def resolve(
 
 def run_limits(session: Session, row: AssignmentRow) -> Limits:
     """The demand and loads ``row`` is held to now (its parameters, its pool's stored
-    tables)."""
-    return resolve_limits(session, row.venue_id, {**(row.parameters or {}), "pool": row.pool})
+    tables, its own max loads: :func:`reviewer_recommender.services.draft_rules.run_limits`)."""
+    return draft_rules.run_limits(session, row)
 
 
 def assignment_stats(

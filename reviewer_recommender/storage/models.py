@@ -417,6 +417,30 @@ class AssignmentEdit(Base):
     undo_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
+DRAFT_RULE_KINDS = ("pin", "forbid", "max_load")
+
+
+class DraftRule(Base):
+    """A pin, forbid or reviewer max load that holds in one run only (a draft's own edits,
+    a re-assignment's withdrawals), until a chair promotes it to a venue rule (a
+    :class:`Pin`, a forbid :class:`Conflict` or a :class:`ReviewerMaxLoad`). ``paper_id``
+    is ``""`` for a max load, whose value is ``value``."""
+
+    __tablename__ = "draft_rules"
+    __table_args__ = (
+        ForeignKeyConstraint(["assignment_id"], ["assignments.id"], ondelete="CASCADE"),
+    )
+
+    assignment_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(10), primary_key=True)
+    paper_id: Mapped[str] = mapped_column(String(300), primary_key=True)
+    reviewer_id: Mapped[str] = mapped_column(String(300), primary_key=True)
+    value: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    reason: Mapped[str] = mapped_column(Text, default="")
+    created_by: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 DECLINE_STATES = ("open", "reassigned")
 
 

@@ -1,0 +1,415 @@
+"""A draft's own rules: the pins and forbids its edits make and the max loads a
+re-assignment sets, kept with that run (:class:`~reviewer_recommender.storage.models.DraftRule`)
+until a chair promotes them to venue rules.
+
+Two levels, one reading:
+
+- **venue rules** (pins, forbid conflicts, stored max loads) hold in every solve and every
+  run of the venue;
+- **draft rules** hold in their run only: its checks, its previews, a re-solve of it (which
+  copies them into the new run). Another draft, a new solve or a perturbed run never sees
+  them.
+
+A draft edit changes the draft's rules only; it never lifts a venue rule (409
+``venue_rule``: lift it at venue level first). :func:`promote` turns a draft's rules (all or
+some) into venue rules, audited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pandas as pd
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from reviewer_recommender.errors import InvalidRequest, NotFound, StateConflict
+from reviewer_recommender.services.edits import ConstraintEdit
+from reviewer_recommender.services.limits import Limits, resolve_limits
+from reviewer_recommender.storage.models import (
+    AssignmentRow,
+    Conflict,
+    DraftRule,
+    Pin,
+    ReviewerMaxLoad,
+)
+from reviewer_recommender.storage.names import lookup
+from reviewer_recommender.storage.repository import audit, pool_members
+
+Pair = tuple[str, str]
+PIN, FORBID, MAX_LOAD = "pin", "forbid", "max_load"
+CHUNK = 500
+
+
+# ---- reading --------------------------------------------------------------------------------
+
+
+def rules(session: Session, assignment_id: int, kind: str | None = None) -> list[DraftRule]:
+    query = select(DraftRule).where(DraftRule.assignment_id == assignment_id)
+    if kind is not None:
+        query = query.where(DraftRule.kind == kind)
+    return list(
+        session.scalars(query.order_by(DraftRule.kind, DraftRule.paper_id, DraftRule.reviewer_id))
+    )
+
+
+def draft_pairs(session: Session, assignment_id: int, kind: str) -> pd.DataFrame:
+    """The run's own ``kind`` (pin / forbid) pairs: ``paper_id, reviewer_id, reason``."""
+    rows = session.execute(
+        select(DraftRule.paper_id, DraftRule.reviewer_id, DraftRule.reason).where(
+            DraftRule.assignment_id == assignment_id, DraftRule.kind == kind
+        )
+    ).all()
+    return pd.DataFrame(rows, columns=["paper_id", "reviewer_id", "reason"])
+
+
+def draft_max_loads(session: Session, assignment_id: int) -> dict[str, int]:
+    """The run's own reviewer max loads (over the venue's)."""
+    return {
+        str(r): int(v or 0)
+        for r, v in session.execute(
+            select(DraftRule.reviewer_id, DraftRule.value).where(
+                DraftRule.assignment_id == assignment_id, DraftRule.kind == MAX_LOAD
+            )
+        )
+    }
+
+
+def rule_of(session: Session, row: AssignmentRow, kind: str, pair: Pair) -> DraftRule | None:
+    return session.get(DraftRule, (row.id, kind, pair[0], pair[1]))
+
+
+def run_limits(session: Session, row: AssignmentRow) -> Limits:
+    """The demand and loads ``row`` is held to now: its parameters, its pool's stored venue
+    tables, then its own max loads (a re-assignment's withdrawals) over those."""
+    limits = resolve_limits(session, row.venue_id, {**(row.parameters or {}), "pool": row.pool})
+    own = draft_max_loads(session, row.id)
+    if not own:
+        return limits
+    return replace(limits, max_load={**limits.max_load, **own}, draft_max_load=own)
+
+
+def pins_with_draft(session: Session, row: AssignmentRow) -> pd.DataFrame:
+    """The pins ``row`` must hold: the venue's (of its pool) and its own
+    (``paper_id, reviewer_id``, sorted)."""
+    members = pool_members(row.venue_id, row.pool)
+    venue = session.execute(
+        select(Pin.paper_id, Pin.reviewer_id).where(
+            Pin.venue_id == row.venue_id, Pin.reviewer_id.in_(members)
+        )
+    ).all()
+    own = session.execute(
+        select(DraftRule.paper_id, DraftRule.reviewer_id).where(
+            DraftRule.assignment_id == row.id, DraftRule.kind == PIN
+        )
+    ).all()
+    frame = pd.DataFrame([*venue, *own], columns=["paper_id", "reviewer_id"])
+    return frame.drop_duplicates().sort_values(["paper_id", "reviewer_id"]).reset_index(drop=True)
+
+
+def own_pairs(session: Session, row: AssignmentRow, kind: str, pairs: Iterable[Pair]) -> set[Pair]:
+    """Which of ``pairs`` the run holds as its own ``kind`` rule."""
+    wanted = set(pairs)
+    papers = sorted({p for p, _ in wanted})
+    found: set[Pair] = set()
+    for start in range(0, len(papers), CHUNK):
+        for p, r in session.execute(
+            select(DraftRule.paper_id, DraftRule.reviewer_id).where(
+                DraftRule.assignment_id == row.id,
+                DraftRule.kind == kind,
+                DraftRule.paper_id.in_(papers[start : start + CHUNK]),
+            )
+        ):
+            if (p, r) in wanted:
+                found.add((p, r))
+    return found
+
+
+def own_forbid_rows(
+    session: Session, row: AssignmentRow, papers: Sequence[str]
+) -> list[tuple[str, str, str, str]]:
+    """The run's own forbids among ``papers`` as stored conflict rows
+    ``(paper_id, reviewer_id, "forbid", reason)``."""
+    found: list[tuple[str, str, str, str]] = []
+    for start in range(0, len(papers), CHUNK):
+        found += [
+            (str(p), str(r), FORBID, reason or "")
+            for p, r, reason in session.execute(
+                select(DraftRule.paper_id, DraftRule.reviewer_id, DraftRule.reason).where(
+                    DraftRule.assignment_id == row.id,
+                    DraftRule.kind == FORBID,
+                    DraftRule.paper_id.in_(list(papers[start : start + CHUNK])),
+                )
+            )
+        ]
+    return found
+
+
+# ---- writing (a draft's edits) --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What storing a :class:`ConstraintEdit` removed: a forbid lifted, a pin dropped
+    (either relaxes the solved problem, so the solver's bound stops holding)."""
+
+    lifted_forbid: bool
+    dropped_pin: bool
+
+
+def _venue_rule(kind: str, pair: Pair, reason: str) -> StateConflict:
+    p, r = pair
+    what = "forbidden" if kind == FORBID else "pinned"
+    where = "forbids" if kind == FORBID else "pins"
+    because = f" ({reason})" if reason else ""
+    return StateConflict(
+        "venue_rule",
+        f"({p}, {r}) is {what} by a venue rule{because}, which holds in every run: a draft "
+        f"edit cannot change it. Remove it from the venue's {where} first",
+        kind=kind,
+        paper_id=p,
+        reviewer_id=r,
+    )
+
+
+def store_constraints(
+    session: Session, row: AssignmentRow, edit: ConstraintEdit, *, actor: str, reason: str
+) -> Stored:
+    """Store ``edit`` (the pins and forbids an edit changes,
+    :mod:`reviewer_recommender.services.edits`) as ``row``'s own rules. Refuses (409
+    ``venue_rule``) to lift a venue forbid or drop a venue pin."""
+    venue_id = row.venue_id
+    lifted = dropped = False
+    for pair in edit.unforbid:
+        own = rule_of(session, row, FORBID, pair)
+        if own is not None:
+            session.delete(own)
+            lifted = True
+            continue
+        venue = session.get(Conflict, (venue_id, *pair, FORBID))
+        if venue is not None:
+            raise _venue_rule(FORBID, pair, venue.reason)
+    for pair in edit.unpin:
+        own = rule_of(session, row, PIN, pair)
+        if own is not None:
+            session.delete(own)
+            dropped = True
+            continue
+        if session.get(Pin, (venue_id, *pair)) is not None:
+            raise _venue_rule(PIN, pair, "")
+    for kind, pairs, why in ((FORBID, edit.forbid, reason), (PIN, edit.pin, "")):
+        for p, r in pairs:
+            if rule_of(session, row, kind, (p, r)) is None:
+                session.add(
+                    DraftRule(
+                        assignment_id=row.id,
+                        kind=kind,
+                        paper_id=p,
+                        reviewer_id=r,
+                        reason=why,
+                        created_by=actor,
+                    )
+                )
+    session.flush()
+    return Stored(lifted, dropped)
+
+
+def add_rule(
+    session: Session,
+    assignment_id: int,
+    kind: str,
+    paper_id: str,
+    reviewer_id: str,
+    *,
+    actor: str,
+    reason: str = "",
+    value: int | None = None,
+) -> None:
+    """Give run ``assignment_id`` its own rule (replacing one of the same pair and kind)."""
+    existing = session.get(DraftRule, (assignment_id, kind, paper_id, reviewer_id))
+    if existing is not None:
+        existing.value, existing.reason, existing.created_by = value, reason, actor
+        return
+    session.add(
+        DraftRule(
+            assignment_id=assignment_id,
+            kind=kind,
+            paper_id=paper_id,
+            reviewer_id=reviewer_id,
+            value=value,
+            reason=reason,
+            created_by=actor,
+        )
+    )
+
+
+def drop_rule(
+    session: Session, assignment_id: int, kind: str, paper_id: str, reviewer_id: str
+) -> None:
+    session.execute(
+        delete(DraftRule).where(
+            DraftRule.assignment_id == assignment_id,
+            DraftRule.kind == kind,
+            DraftRule.paper_id == paper_id,
+            DraftRule.reviewer_id == reviewer_id,
+        )
+    )
+
+
+def copy_rules(session: Session, source_id: int, target_id: int) -> int:
+    """Give run ``target_id`` the rules of run ``source_id`` (a re-solve of a draft keeps the
+    draft's edits); how many."""
+    copied = rules(session, source_id)
+    for rule in copied:
+        add_rule(
+            session,
+            target_id,
+            rule.kind,
+            rule.paper_id,
+            rule.reviewer_id,
+            actor=rule.created_by,
+            reason=rule.reason,
+            value=rule.value,
+        )
+    session.flush()
+    return len(copied)
+
+
+# ---- listing and promoting ----------------------------------------------------------------
+
+
+def _out(session: Session, row: AssignmentRow, items: list[DraftRule]) -> list[dict[str, Any]]:
+    names = lookup(
+        session,
+        row.venue_id,
+        [i.paper_id for i in items if i.paper_id],
+        [i.reviewer_id for i in items],
+    )
+    venue_max = resolve_limits(session, row.venue_id, {**(row.parameters or {}), "pool": row.pool})
+    out = []
+    for rule in items:
+        item: dict[str, Any] = {
+            "kind": rule.kind,
+            "paper_id": rule.paper_id or None,
+            "paper_title": names.title(rule.paper_id) if rule.paper_id else None,
+            "reviewer_id": rule.reviewer_id,
+            "reviewer_name": names.name(rule.reviewer_id),
+            "value": rule.value,
+            "venue_value": venue_max.max_of(rule.reviewer_id) if rule.kind == MAX_LOAD else None,
+            "reason": rule.reason,
+            "created_by": rule.created_by,
+            "created_at": rule.created_at,
+        }
+        out.append(item)
+    return out
+
+
+def list_rules(session: Session, row: AssignmentRow) -> dict[str, Any]:
+    """The run's own rules (``DraftRulesOut``): each with what it is at venue level."""
+    items = rules(session, row.id)
+    counts = {kind: sum(1 for i in items if i.kind == kind) for kind in (PIN, FORBID, MAX_LOAD)}
+    return {
+        "assignment_id": row.id,
+        "number": row.number,
+        "items": _out(session, row, items),
+        "counts": counts,
+        "total": len(items),
+    }
+
+
+@dataclass(frozen=True)
+class RuleKey:
+    kind: str
+    paper_id: str | None
+    reviewer_id: str
+
+    def key(self) -> tuple[str, str, str]:
+        return (self.kind, self.paper_id or "", self.reviewer_id)
+
+
+def promote(
+    session: Session,
+    row: AssignmentRow,
+    actor: str,
+    chosen: Sequence[RuleKey] | None = None,
+    *,
+    reason: str = "",
+) -> dict[str, Any]:
+    """Make the run's own rules (``chosen``, or all) venue rules: pins, forbids (a forbid
+    replaces a venue pin of its pair and a pin a venue forbid, as the edits do) and max loads
+    of the run's pool; the run then holds them as venue rules. Audited; nothing committed.
+    422 for an empty choice, 404 for a rule the run does not have."""
+    existing = {(r.kind, r.paper_id, r.reviewer_id): r for r in rules(session, row.id)}
+    if chosen is None:
+        picked = list(existing.values())
+    else:
+        if not chosen:
+            raise InvalidRequest("validation_error", "name the rules to promote, or none for all")
+        missing = [c for c in chosen if c.key() not in existing]
+        if missing:
+            first = missing[0]
+            raise NotFound(
+                "not_found",
+                f"run {row.id} has no {first.kind} rule for "
+                f"({first.paper_id or ''}, {first.reviewer_id})",
+            )
+        picked = [existing[c.key()] for c in dict.fromkeys(chosen)]
+    if not picked:
+        raise StateConflict("nothing_to_promote", f"run {row.id} has no rules of its own")
+    venue_id = row.venue_id
+    done = {PIN: 0, FORBID: 0, MAX_LOAD: 0}
+    for rule in picked:
+        p, r = rule.paper_id, rule.reviewer_id
+        if rule.kind == PIN:
+            session.execute(
+                delete(Conflict).where(
+                    Conflict.venue_id == venue_id,
+                    Conflict.paper_id == p,
+                    Conflict.reviewer_id == r,
+                    Conflict.source == FORBID,
+                )
+            )
+            if session.get(Pin, (venue_id, p, r)) is None:
+                session.add(Pin(venue_id=venue_id, paper_id=p, reviewer_id=r, created_by=actor))
+        elif rule.kind == FORBID:
+            session.execute(
+                delete(Pin).where(Pin.venue_id == venue_id, Pin.paper_id == p, Pin.reviewer_id == r)
+            )
+            if session.get(Conflict, (venue_id, p, r, FORBID)) is None:
+                session.add(
+                    Conflict(
+                        venue_id=venue_id,
+                        paper_id=p,
+                        reviewer_id=r,
+                        source=FORBID,
+                        reason=rule.reason or f"promoted from run {row.id} by {actor}",
+                    )
+                )
+        else:
+            stored = session.get(ReviewerMaxLoad, (venue_id, row.pool, r))
+            if stored is None:
+                session.add(
+                    ReviewerMaxLoad(
+                        venue_id=venue_id, pool=row.pool, reviewer_id=r, max_load=rule.value or 0
+                    )
+                )
+            else:
+                stored.max_load = int(rule.value or 0)
+        done[rule.kind] += 1
+        session.delete(rule)
+    session.flush()
+    audit(
+        session,
+        venue_id,
+        actor,
+        "draft_rules.promote",
+        assignment_id=row.id,
+        number=row.number,
+        pins=done[PIN],
+        forbids=done[FORBID],
+        max_loads=done[MAX_LOAD],
+        reason=reason,
+    )
+    return {"assignment_id": row.id, "promoted": done, "total": sum(done.values())}
