@@ -386,6 +386,11 @@ class ReviewerLoadOut(BaseModel):
         description="the venue's stored max load (quota) of the reviewer; null if none or "
         "for viewers"
     )
+    draft_max_load: int | None = Field(
+        default=None,
+        description="this run's own max load of the reviewer (a re-assignment's withdrawal), "
+        "over the venue's; null if none or for viewers",
+    )
     slack: int = Field(description="max_load - load (negative: over the quota)")
     mean_score: float | None
 

@@ -347,6 +347,7 @@ def reviewer_stats(
                 "min_load": int(rec.min_load),
                 "max_load": int(rec.max_load),
                 "stored_max_load": stored.get(r),
+                "draft_max_load": limits.draft_max_load.get(r) if chair else None,
                 "slack": int(rec.slack),
                 "mean_score": float(rec.mean_score),
             }

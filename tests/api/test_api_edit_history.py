@@ -53,6 +53,14 @@ class Venue:
 
 
 def _standing(v: Venue) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """The draft's own pins and forbids (what its edits change)."""
+    items = v.call("GET", v.run_path("/rules")).json()["items"]
+    return {(i["paper_id"], i["reviewer_id"]) for i in items if i["kind"] == "pin"}, {
+        (i["paper_id"], i["reviewer_id"]) for i in items if i["kind"] == "forbid"
+    }
+
+
+def _venue_rules(v: Venue) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
     pins = v.call("GET", "/pins", params={"limit": 1000}).json()["items"]
     forbids = v.call("GET", "/forbids", params={"limit": 1000}).json()["items"]
     return {(p["paper_id"], p["reviewer_id"]) for p in pins}, {
@@ -214,6 +222,12 @@ def test_pins_and_forbids_are_listed_with_names_and_removed_at_venue_level(api: 
     v.edit(action="forbid", paper_id="P2", reviewer_id=holder, reason="asked")
     spare = next(r for r in REVIEWERS if r != v.holder("P1"))
     v.edit(action="pin", paper_id="P1", reviewer_id=spare, force=True)
+    # a draft's edits stay in the draft until the chair promotes them
+    assert _venue_rules(v) == (set(), set())
+    assert _standing(v) == ({("P1", spare)}, {("P2", holder)})
+    promoted = v.call("POST", v.run_path("/rules/promote"), json={})
+    assert promoted.json()["promoted"] == {"pin": 1, "forbid": 1, "max_load": 0}, promoted.text
+    assert _standing(v) == (set(), set())
     forbids = v.call("GET", "/forbids").json()
     assert forbids["total"] == 1
     assert forbids["items"][0]["reason"] == "asked"
@@ -230,4 +244,4 @@ def test_pins_and_forbids_are_listed_with_names_and_removed_at_venue_level(api: 
     assert v.call("DELETE", f"/pins/P1/{spare}").json()["code"] == "not_found"
     assert _standing(v) == (set(), set()) and v.state()["version"] == version
     actions = {e["action"] for e in v.call("GET", "/audit").json()["items"]}
-    assert {"pins.delete", "forbids.delete"} <= actions
+    assert {"pins.delete", "forbids.delete", "draft_rules.promote"} <= actions

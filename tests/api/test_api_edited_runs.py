@@ -136,18 +136,20 @@ def test_a_swap_survives_a_re_solve(api: Api) -> None:
         },
     )
     assert swapped.status_code == 200, swapped.text
-    conflicts = [
-        {k: c[k] for k in ("paper_id", "reviewer_id", "source", "reason")}
-        for c in api.call("GET", f"/venues/{venue}/conflicts", chair).json()["items"]
+    rules = [
+        {k: c[k] for k in ("kind", "paper_id", "reviewer_id", "reason")}
+        for c in api.call("GET", f"/venues/{venue}/assignments/{run}/rules", chair).json()["items"]
     ]
-    assert {
-        "paper_id": paper,
-        "reviewer_id": old,
-        "source": "forbid",
-        "reason": "asked to swap",
-    } in conflicts
-    # the re-solve would rather have the best reviewer back; the swap holds
-    resolved, _job = _solve(api, venue, chair, max_load=2)
+    assert {"kind": "forbid", "paper_id": paper, "reviewer_id": old, "reason": "asked to swap"} in (
+        rules
+    )
+    # the draft's own rule: not a venue conflict
+    conflicts = api.call("GET", f"/venues/{venue}/conflicts", chair).json()["items"]
+    assert not any(c["source"] == "forbid" for c in conflicts)
+    # the re-solve of the draft would rather have the best reviewer back; the swap holds
+    job = api.call("POST", f"/venues/{venue}/assignments/{run}/resolve", chair, json={}).json()
+    assert job["state"] == "succeeded", job
+    resolved = int(job["result"]["assignment_id"])
     again = _pairs(api, venue, chair, resolved)
     assert (paper, new) in again and (paper, old) not in again
     listed = api.call(

@@ -153,12 +153,14 @@ def test_reassign_keeps_every_other_live_pair_and_deploys_through_the_checks(api
     summary = body["assignment"]["summary"]
     assert summary["reassignment"]["derived_from"] == live
     assert summary["reassignment"]["withdrawn"] == [gone]
-    # the withdrawal is stored: max load 0; the old live run now breaks it
+    # the withdrawal is the draft's own quota (max load 0), not the venue's: the old live run
+    # does not break it
     loads = api.call("GET", f"/venues/{venue}/reviewer-max-loads", chair)
-    assert loads.status_code == 200
-    assert [(row["reviewer_id"], row["max_load"]) for row in loads.json()["items"]] == [(gone, 0)]
+    assert loads.status_code == 200 and loads.json()["items"] == []
+    rules = api.call("GET", f"/venues/{venue}/assignments/{draft}/rules", chair).json()["items"]
+    assert [(r["kind"], r["reviewer_id"], r["value"]) for r in rules] == [("max_load", gone, 0)]
     check = api.call("GET", f"/venues/{venue}/assignments/{live}/check", chair).json()
-    assert any(v["kind"] == "max_load" and v["reviewer_id"] == gone for v in check["violations"])
+    assert check["total"] == 0
     assert api.call("GET", f"/venues/{venue}/assignments/{draft}/check", chair).json()["total"] == 0
     # published like any draft: confirmation and checks
     assert _deploy(api, venue, chair, draft).status_code == 200
@@ -169,7 +171,7 @@ def test_reassign_keeps_every_other_live_pair_and_deploys_through_the_checks(api
     assert entry["detail"]["derived_from"] == live and entry["detail"]["withdrawn"] == [gone]
 
 
-def test_reassign_removed_pairs_become_forbids(api: Api) -> None:
+def test_reassign_removed_pairs_become_the_drafts_forbids(api: Api) -> None:
     venue, chair, _viewer, live = _live_venue(api)
     pair = sorted(_pairs(api, venue, chair, live))[0]
     response = api.call(
@@ -186,12 +188,11 @@ def test_reassign_removed_pairs_become_forbids(api: Api) -> None:
     assert len(body["added"]) == 1 and pair not in _pairs(
         api, venue, chair, body["assignment"]["id"]
     )
-    conflicts = api.call("GET", f"/venues/{venue}/conflicts", chair, params={"limit": 1000})
-    assert conflicts.status_code == 200
-    assert any(
-        c["paper_id"] == pair[0] and c["reviewer_id"] == pair[1] and c["source"] == "forbid"
-        for c in conflicts.json()["items"]
-    )
+    draft = body["assignment"]["id"]
+    rules = api.call("GET", f"/venues/{venue}/assignments/{draft}/rules", chair).json()["items"]
+    assert [(r["kind"], r["paper_id"], r["reviewer_id"]) for r in rules] == [
+        ("forbid", pair[0], pair[1])
+    ]
 
 
 def test_reassign_refusals(api: Api) -> None:

@@ -159,6 +159,12 @@ def test_publishing_an_old_draft_is_refused_while_it_breaks_a_later_forbid(api: 
     )
     assert forbid.status_code == 200
     assert (paper, reviewer) in _pairs(api, venue, chair, old)
+    # the forbid is the newer draft's own until the chair promotes it to a venue rule
+    assert api.call("GET", f"/venues/{venue}/assignments/{old}/check", chair).json()["total"] == 0
+    promoted = api.call(
+        "POST", f"/venues/{venue}/assignments/{newer}/rules/promote", chair, json={}
+    )
+    assert promoted.status_code == 200, promoted.text
 
     refused = _deploy(api, venue, chair, old)
     assert refused.status_code == 409
@@ -237,7 +243,7 @@ def test_publishing_checks_bids_pins_loads_and_demand_as_stored_now(api: Api) ->
         "PUT", f"/venues/{venue}/paper-demands/{other_paper}", chair, json={"demand": 2}
     )
     assert demanded.status_code == 200, demanded.text
-    # a pin placed on another draft is a constraint of the venue too
+    # a pin placed on another draft, once promoted, is a constraint of the venue too
     other = _solve(api, venue, chair, max_load=3)
     missing_pin = next(
         (p, r)
@@ -252,6 +258,9 @@ def test_publishing_checks_bids_pins_loads_and_demand_as_stored_now(api: Api) ->
         json={"paper_id": missing_pin[0], "reviewer_id": missing_pin[1], "force": True},
     )
     assert pinned.status_code == 200, pinned.text
+    assert api.call(
+        "POST", f"/venues/{venue}/assignments/{other}/rules/promote", chair, json={}
+    ).json()["promoted"] == {"pin": 1, "forbid": 0, "max_load": 0}
 
     refused = _deploy(api, venue, chair, run)
     assert refused.status_code == 409

@@ -69,6 +69,8 @@ export const EP = {
   forbids: (v) => `${V(v)}/forbids`,
   venuePin: (v, p, r) => `${V(v)}/pins/${q(p)}/${q(r)}`,
   venueForbid: (v, p, r) => `${V(v)}/forbids/${q(p)}/${q(r)}`,
+  runRules: (v, a) => `${A(v, a)}/rules`,
+  promoteRules: (v, a) => `${A(v, a)}/rules/promote`,
 
   audit: (v) => `${V(v)}/audit`,
 

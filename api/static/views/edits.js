@@ -1,6 +1,7 @@
 // Changes of a draft, each previewed before it applies (score change, loads, constraint
 // warnings: the service computes the edit in a transaction it rolls back), undo of the last
-// edits, the venue's pins and forbids with remove, and HotCRP-style bulk change upload with
+// edits, the draft's own pins and forbids (promoted to venue rules on request), the venue's
+// pins and forbids with remove, and HotCRP-style bulk change upload with
 // a preview of additions, removals and warnings before applying.
 import { h, fill } from "../core/dom.js";
 import { EP } from "../core/endpoints.js";
@@ -11,6 +12,7 @@ import { paperCell, reviewerCell } from "../components/cells.js";
 import { confirmDialog } from "../components/dialog.js";
 import { busy, errorBox, problemTable, say, UserError } from "../components/feedback.js";
 import { PagedTable, simpleTable } from "../components/table.js";
+import { ownRulesSection } from "./rules.js";
 import { refreshRuns } from "./runs.js";
 
 const ACTION_WORDS = {
@@ -19,11 +21,11 @@ const ACTION_WORDS = {
 };
 
 const ACTION_HELP = {
-  pin: "adds the pair if needed and keeps it in every re-solve",
+  pin: "adds the pair if needed and keeps it in re-solves of this draft (promote it to make it a venue rule)",
   unpin: "keeps the pair in this draft, but re-solves may drop it",
-  forbid: "removes the pair and keeps it out of every re-solve",
-  unforbid: "lets re-solves choose the pair again",
-  swap: "replaces a reviewer of the paper (stored as a forbid and a pin, so re-solves keep it)",
+  forbid: "removes the pair and keeps it out of re-solves of this draft (promote it to make it a venue rule)",
+  unforbid: "lets re-solves of this draft choose the pair again",
+  swap: "replaces a reviewer of the paper (a forbid and a pin of this draft, so its re-solves keep it; other drafts are not changed)",
   assign: "adds the pair to this draft only",
   remove: "removes the pair from this draft only",
 };
@@ -186,7 +188,7 @@ function buildChangesCard(run) {
   const status = errorBox();
   const parts = [h("h3", { id: "changes-title" }, "Changes")];
   if (!draft) {
-    parts.push(h("p", { class: "muted" }, `${runName(run)} is ${run.state}: re-solve it for an editable draft. Pins and forbids below apply to every re-solve.`));
+    parts.push(h("p", { class: "muted" }, `${runName(run)} is ${run.state}: re-solve it for an editable draft (its own rules come along). Venue rules below apply to every solve.`));
   }
   const history = draft ? historyTable(run) : null;
   const versionLine = h("span", { class: "muted", "data-testid": "draft-version" });
@@ -200,17 +202,19 @@ function buildChangesCard(run) {
       versionLine),
     status, h("h4", {}, "Edit history"), history.element);
   }
+  const own = ownRulesSection(run, editButton);
+  parts.push(own);
   const pins = constraintTable(run, "pins");
   const forbids = constraintTable(run, "forbids");
   parts.push(h("div", { class: "grid2" },
-    h("section", { "aria-labelledby": "pins-title" }, h("h4", { id: "pins-title" }, "Pinned pairs (kept by every re-solve)"), pins.element),
-    h("section", { "aria-labelledby": "forbids-title" }, h("h4", { id: "forbids-title" }, "Forbidden pairs (never assigned by a re-solve)"), forbids.element)));
+    h("section", { "aria-labelledby": "pins-title" }, h("h4", { id: "pins-title" }, "Venue rules: pinned pairs (every solve)"), pins.element),
+    h("section", { "aria-labelledby": "forbids-title" }, h("h4", { id: "forbids-title" }, "Venue rules: forbidden pairs (every solve)"), forbids.element)));
   if (draft) parts.push(bulkForm(run));
   const card = h("section", { class: "card", id: "changes-card", "aria-labelledby": "changes-title", "data-testid": "changes", dataset: { state: run.state } }, parts);
   /** Show the run's new state (after an edit or an undo) without rebuilding the card. */
   card.refresh = (current) => {
     showVersion(current);
-    return Promise.all([history?.reload(), pins.reload(), forbids.reload()]);
+    return Promise.all([history?.reload(), own.reload(), pins.reload(), forbids.reload()]);
   };
   card.refresh(run);
   return card;
@@ -247,22 +251,15 @@ function historyTable(run) {
 }
 
 function constraintTable(run, kind) {
-  const draft = run.state === "draft";
   const label = kind === "pins" ? "Pinned pairs" : "Forbidden pairs";
   const columns = [
     { label: "Paper", render: (p) => paperCell(p.paper_id, { title: p.paper_title, max: 50 }) },
     { label: "Reviewer", render: (p) => reviewerCell(p.reviewer_id, { name: p.reviewer_name }) },
   ];
   if (kind === "forbids") columns.push({ label: "Reason", render: (p) => p.reason || "–" });
-  columns.push({ label: "", render: (p) => {
-    if (draft) {
-      return editButton(run, { ...p, action: kind === "pins" ? "unpin" : "unforbid" }, kind === "pins" ? "Unpin" : "Allow again",
-        { ariaLabel: `${kind === "pins" ? "Unpin" : "Allow again"} ${rName(p.reviewer_id, p.reviewer_name)} on “${pTitle(p.paper_id, p.paper_title)}”` });
-    }
-    return h("button", { type: "button", class: "small-btn secondary",
-      "aria-label": `Remove the ${kind === "pins" ? "pin" : "forbid"} of ${rName(p.reviewer_id, p.reviewer_name)} on “${pTitle(p.paper_id, p.paper_title)}”`,
-      onclick: (event) => busy(event.currentTarget, null, () => removeVenueConstraint(kind, p), "Removing") }, "Remove");
-  } });
+  columns.push({ label: "", render: (p) => h("button", { type: "button", class: "small-btn secondary",
+    "aria-label": `Remove the ${kind === "pins" ? "pin" : "forbid"} of ${rName(p.reviewer_id, p.reviewer_name)} on “${pTitle(p.paper_id, p.paper_title)}”`,
+    onclick: (event) => busy(event.currentTarget, null, () => removeVenueConstraint(kind, p), "Removing") }, "Remove") });
   const table = new PagedTable({
     label, noun: kind, testid: kind, pageSize: 10, columns,
     empty: kind === "pins" ? "No pinned pairs." : "No forbidden pairs.",

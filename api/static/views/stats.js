@@ -105,11 +105,13 @@ function loadsCard(run) {
     { label: "Reviewer", rowHeader: true, sort: "name", render: (r) => reviewerCell(r.reviewer_id, { name: r.reviewer_name }) },
     { label: "Load", num: true, sort: "load", render: (r) => h("span", { class: r.max_load != null && r.load > r.max_load ? "over" : "" },
       meter(r.load, r.max_load ?? r.load, `load ${r.load} of ${r.max_load ?? "?"}`), ` ${r.load}`) },
-    { label: "Quota", num: true, sort: "max_load", render: (r) => `${r.min_load ? `${r.min_load}–` : ""}${r.max_load ?? "–"}` },
+    { label: "Quota in this run", num: true, sort: "max_load", render: (r) => h("span", { "data-testid": "run-quota" },
+      `${r.min_load ? `${r.min_load}–` : ""}${r.max_load ?? "–"}`,
+      r.draft_max_load != null ? h("span", { class: "tag", title: "set for this run only (a re-assignment's withdrawal); other runs keep the venue's quota" }, " this run only") : null) },
     { label: "Free", num: true, sort: "slack", render: (r) => niceNumber(r.slack) },
     { label: "Mean score", num: true, sort: "mean_score", render: (r) => niceNumber(r.mean_score) },
   ];
-  if (writable) columns.push({ label: "Stored quota (next solves)", render: (r) => quotaEditor(run, r, table) });
+  if (writable) columns.push({ label: "Venue quota (every solve)", render: (r) => quotaEditor(run, r, table) });
   const table = new PagedTable({
     label: "Reviewers by load", noun: "reviewers", testid: "reviewer-loads", pageSize: 25, sort: "-load", columns,
     load: async ({ offset, limit, sort, signal }) => learnPage(await state.api.get(EP.runReviewers(state.venue, run.id),
@@ -119,7 +121,7 @@ function loadsCard(run) {
     [["all", "every reviewer"], ["over", "over their quota"], ["full", "at their quota"], ["under", "under their minimum"], ["unassigned", "without a paper"]]
       .map(([value, label]) => h("option", { value }, label)));
   const section = card("loads-title", "Reviewers by load and quota",
-    writable ? h("p", { class: "hint" }, "A stored quota is a reviewer's max papers in every later solve and re-solve (OpenReview's custom max papers); empty means the solve form's max papers. Type a number and press Enter or Save.") : null,
+    writable ? h("p", { class: "hint" }, "A venue quota is a reviewer's max papers in every later solve and re-solve (OpenReview's custom max papers); empty means the solve form's max papers. A quota marked “this run only” was set by a re-assignment for this run (promote it under Changes to make it the venue's). Type a number and press Enter or Save.") : null,
     h("div", { class: "inline-form" }, h("div", { class: "field" }, h("label", { for: "load-filter" }, "Show"), select)),
     table.element);
   table.reload();
