@@ -1,0 +1,70 @@
+"""A draft's own rules in the chair page (issue 23, point 3): a swap stays in its draft, listed
+under the Changes card, until the chair promotes it to venue rules with the Promote button.
+On the bundled sample; the venue is prepared through the API."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from live_server import LiveServer
+
+from .e2e_support import api_get, api_post, prepare_venue
+from .page_actions import assert_console_clean, dialog, expect, open_tab, sign_in
+
+pytestmark = pytest.mark.e2e
+
+SOLVE = {"reviewers_per_paper": 3, "max_load": 10, "solver": "flow"}
+
+
+def _swap(server: LiveServer, venue_id: str, run: int) -> tuple[str, str, str]:
+    """Swap a reviewer of a paper for a candidate (forced): (paper, old, new)."""
+    base = f"/venues/{venue_id}/assignments/{run}"
+    pair = api_get(server, f"{base}/pairs", limit=1)["items"][0]
+    paper, old = pair["paper_id"], pair["reviewer_id"]
+    edges = api_get(server, f"{base}/papers/{paper}/edges", filter="candidates", limit=50)
+    new = next(
+        e["reviewer_id"] for e in edges["items"] if not e["assigned"] and not e.get("conflict")
+    )
+    api_post(
+        server,
+        f"{base}/edits",
+        {
+            "action": "swap",
+            "paper_id": paper,
+            "reviewer_id": new,
+            "remove_reviewer_id": old,
+            "force": True,
+        },
+    )
+    return paper, old, new
+
+
+def test_a_drafts_swap_is_its_own_until_promoted(
+    page: Any, live_server: LiveServer, sample_files: dict[str, Any], console_errors: list[str]
+) -> None:
+    venue_id, run = prepare_venue(live_server, sample_files, solve=SOLVE)
+    assert run is not None
+    chair = live_server.token("chair", venue_id, f"chair@{venue_id}")
+    _paper, _old, new = _swap(live_server, venue_id, run)
+    new_name = api_get(live_server, f"/venues/{venue_id}/reviewers/{new}")["name"]
+    sign_in(page, chair)
+    open_tab(page, "Assignment")
+    own = page.get_by_role("table", name=re.compile("^Rules of .* only"))
+    expect(own.locator("tbody tr")).to_have_count(2)
+    expect(own).to_contain_text("Pinned")
+    expect(own).to_contain_text("Forbidden")
+    venue_pins = page.get_by_role("table", name="Pinned pairs")
+    expect(venue_pins).to_contain_text("No pinned pairs")
+
+    page.get_by_test_id("promote-all").click()
+    confirm = dialog(page, re.compile("^Promote every rule of"))
+    confirm.get_by_role("button", name="Promote").click()
+    expect(confirm).to_be_hidden()
+    expect(page.get_by_test_id("toast").last).to_contain_text("Promoted 2 rules")
+    expect(own).to_contain_text("No rules of its own")
+    expect(venue_pins).to_contain_text(new_name)
+    assert api_get(live_server, f"/venues/{venue_id}/pins")["total"] == 1
+    assert api_get(live_server, f"/venues/{venue_id}/forbids")["total"] == 1
+    assert_console_clean(console_errors)
