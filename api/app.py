@@ -24,6 +24,7 @@ from api.routers import (
     browse,
     bulk,
     compare,
+    conflicts,
     corpus,
     edits,
     jobs,
@@ -119,6 +120,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for module in (
         venues,
         corpus,
+        conflicts,
         limits,
         affinity,
         jobs,

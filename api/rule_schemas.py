@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from reviewer_recommender.services.ids import IdText, ReviewerIdText, SafeText
 
@@ -59,3 +59,102 @@ class PromoteOut(BaseModel):
     assignment_id: int
     promoted: RuleCountsOut
     total: int
+
+
+# ---- conflicts managed by the chairs ---------------------------------------------------------
+
+
+class ConflictPolicyIn(BaseModel):
+    """How the venue detects conflicts of interest from profiles."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    coauthor_window_years: int | None = Field(
+        default=3,
+        ge=0,
+        le=100,
+        description="co-authorship counts when the publication is at most this many years "
+        "old; null: any year",
+    )
+    coauthors: bool = Field(default=True, description="detect co-authors")
+    same_institution: bool = Field(
+        default=True, description="reviewer's affiliation is an author's"
+    )
+    same_email_domain: bool = Field(
+        default=True, description="reviewer's e-mail domain is an author's (public mail excepted)"
+    )
+
+
+class ConflictPolicyValues(BaseModel):
+    coauthor_window_years: int | None
+    coauthors: bool
+    same_institution: bool
+    same_email_domain: bool
+
+
+class StoredConflictCountsOut(BaseModel):
+    detected: int
+    uploaded: int
+    declared: int
+
+
+class ConflictPolicyOut(BaseModel):
+    policy: ConflictPolicyValues
+    stored: StoredConflictCountsOut = Field(description="conflict pairs stored now, by source")
+    dismissed: int = Field(description="conflicts dismissed by a chair")
+
+
+class ReasonCountsOut(BaseModel):
+    author: int
+    coauthor: int
+    institution: int
+    email_domain: int
+
+
+class DetectedCountsOut(BaseModel):
+    pairs: int
+    by_reason: ReasonCountsOut = Field(description="pairs per reason (a pair may have several)")
+    reviewers: int
+    papers: int
+
+
+class ConflictPolicyPreviewOut(BaseModel):
+    policy: ConflictPolicyValues
+    current_policy: ConflictPolicyValues
+    counts: DetectedCountsOut = Field(description="what detection with the policy finds")
+    stored_pairs: int = Field(description="detected pairs stored now")
+    added: int = Field(description="pairs it detects that are not stored now")
+    removed: int = Field(description="stored pairs it no longer detects")
+    dismissed: int = Field(description="dismissed pairs it leaves out")
+
+
+class ConflictReasonIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reason: SafeText = Field(default="", max_length=2000)
+
+
+class DeclaredConflictIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    paper_id: IdText
+    reviewer_id: ReviewerIdText
+    reason: SafeText = Field(max_length=2000)
+
+
+class ConflictChangeOut(BaseModel):
+    paper_id: str
+    reviewer_id: str
+    sources: list[str]
+
+
+class DismissedConflictOut(BaseModel):
+    paper_id: str
+    paper_title: str
+    reviewer_id: str
+    reviewer_name: str
+    source: str
+    conflict_reason: str
+    reason: str
+    dismissed_by: str
+    dismissed_at: datetime

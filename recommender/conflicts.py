@@ -4,7 +4,9 @@ Reasons (the ``reason`` column):
 
 - ``author``: the reviewer is an author of the submission — their profile id is among
   the submission's ``author_ids``, their email among ``author_emails``, or their name
-  among ``authors``.
+  among ``authors``. Profile ids decide where they exist: when the submission gives an
+  id for every author and the reviewer's id is a profile id (``Name_Name1``), a name
+  alone does not make the reviewer an author (two "L. Ratliff"s are told apart).
 - ``coauthor``: a submission author appears on one of the reviewer's publications from
   the last ``coauthor_window_years`` years (``year >= reference_year - window``).
   Publications without a year count: a possible conflict shown to a chair is cheaper
@@ -31,6 +33,7 @@ those indexes; papers x reviewers pairs are never enumerated.
 from __future__ import annotations
 
 import datetime
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
@@ -88,6 +91,14 @@ DEFAULT_PUBLIC_EMAIL_DOMAINS: frozenset[str] = frozenset(
 CONFLICT_COLUMNS = ["paper_id", "reviewer_id", "reason", "detail"]
 
 
+PROFILE_ID = re.compile(r"^~?[^\W\d_][^\s@/]*_[^\s@/]*\d+$")
+
+
+def is_profile_id(identifier: str) -> bool:
+    """Whether ``identifier`` has the shape of an OpenReview profile id (``~Ann_Lee1``)."""
+    return bool(PROFILE_ID.match(identifier.strip()))
+
+
 def email_domain(email: str) -> str:
     """The case-folded part after the last ``@``; ``""`` for anything that is not an email."""
     local, at, domain = email.strip().casefold().rpartition("@")
@@ -122,6 +133,12 @@ def detect_conflicts(
     ignored_domains = frozenset(d.casefold() for d in ignore_email_domains)
 
     by_name: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    # papers that give a profile id for every author: there, ids decide who is an author
+    ids_complete = {
+        index
+        for index, s in enumerate(submissions)
+        if s.author_ids and len(set(s.author_ids)) >= len(set(s.authors))
+    }
     by_email: dict[str, list[int]] = defaultdict(list)
     by_profile_id: dict[str, list[int]] = defaultdict(list)
     by_affiliation: dict[str, list[tuple[int, str]]] = defaultdict(list)
@@ -149,6 +166,7 @@ def detect_conflicts(
 
     for reviewer_index, reviewer in enumerate(reviewers):
         own_names = _own_names(reviewer)
+        by_id = is_profile_id(reviewer.id)
         for paper_index in by_profile_id.get(reviewer.id, ()):
             record(paper_index, reviewer_index, AUTHOR, f"profile id {reviewer.id} is an author")
         email = reviewer.email.strip().casefold()
@@ -157,6 +175,8 @@ def detect_conflicts(
                 record(paper_index, reviewer_index, AUTHOR, f"email {email} is an author's")
         for own in own_names:
             for paper_index, author in by_name.get(own, ()):
+                if by_id and paper_index in ids_complete:
+                    continue
                 record(paper_index, reviewer_index, AUTHOR, f"author {author!r} matches by name")
         if coauthors:
             # Newest publications first so each detail cites the most recent collaboration.

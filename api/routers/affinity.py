@@ -138,8 +138,8 @@ def list_conflicts(
     paper_id: IdQuery = None,
     reviewer_id: ReviewerIdQuery = None,
     source: Annotated[
-        Literal["detected", "uploaded", "bid", "forbid"] | None,
-        Query(description="detected (profiles), uploaded (constraints), bid, forbid (chairs)"),
+        Literal["detected", "uploaded", "declared", "bid", "forbid"] | None,
+        Query(description="detected (profiles), uploaded (constraints), declared (chairs), bid, forbid (chairs)"),
     ] = None,
 ) -> Paged[dict[str, Any]]:
     """Conflicts of interest with their source and reason, by paper then reviewer,

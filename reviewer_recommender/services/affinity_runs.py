@@ -19,6 +19,7 @@ from recommender.affinity.options import RunOptions
 from recommender.affinity.params import ScoringParams
 from reviewer_recommender.errors import InvalidRequest
 from reviewer_recommender.jobs.runner import JobRunner
+from reviewer_recommender.services.conflict_policy import venue_policy
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.pairs import pair_score
 from reviewer_recommender.services.pools import DEFAULT_POOL, check_pool
@@ -78,7 +79,8 @@ def start_affinity_job(
     actor: str,
     pool: str = DEFAULT_POOL,
 ) -> Job:
-    """Queue computing the affinities of the pool's persons (and detecting their conflicts);
+    """Queue computing the affinities of the pool's persons (and detecting their conflicts
+    with the venue's policy, :mod:`reviewer_recommender.services.conflict_policy`);
     422 ``invalid_option`` when the embedding model is not one of the server's."""
     if config.uses_embedding and config.model not in options.model_names():
         raise InvalidRequest(
@@ -88,6 +90,9 @@ def start_affinity_job(
             field="config.model",
         )
     params: dict[str, Any] = {"config": config.to_dict(), "top_n": top_n}
+    # conflicts are detected with the venue's policy (its chairs' settings)
+    stored_policy = venue_policy(session, venue_id)
+    params["conflicts"] = stored_policy.model_dump(mode="json", exclude={"reference_year"})
     if pool != DEFAULT_POOL:
         params["pool"] = check_pool(pool)
     return start_job(runner, session, venue_id, "affinity", params, actor)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import delete, insert
+from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
 from recommender.affinity import AffinityModel, RunOptions, ScoringParams
@@ -31,7 +31,12 @@ from reviewer_recommender.services.scoring import (
     ScoresTooLarge,
     score,
 )
-from reviewer_recommender.storage.models import AffinityRun, AffinityScore, Conflict
+from reviewer_recommender.storage.models import (
+    AffinityRun,
+    AffinityScore,
+    Conflict,
+    ConflictDismissal,
+)
 from reviewer_recommender.storage.repository import (
     bids_frame,
     corpus_version,
@@ -234,11 +239,20 @@ def store_affinity_run(
                 Conflict.reviewer_id.in_(scored[start : start + INSERT_ROWS]),
             )
         )
-    conflict_rows = (
-        result.conflict_constraints()[["paper_id", "reviewer_id", "reason"]]
-        .assign(venue_id=venue_id, source="detected")
-        .to_dict("records")
-    )
+    detected = result.conflict_constraints()[["paper_id", "reviewer_id", "reason"]]
+    dismissed = {
+        (str(p), str(r))
+        for p, r in session.execute(
+            select(ConflictDismissal.paper_id, ConflictDismissal.reviewer_id).where(
+                ConflictDismissal.venue_id == venue_id, ConflictDismissal.source == "detected"
+            )
+        )
+    }
+    if dismissed and len(detected):
+        # a conflict a chair dismissed stays dismissed (until restored)
+        keys = zip(detected["paper_id"], detected["reviewer_id"], strict=True)
+        detected = detected[[(str(p), str(r)) not in dismissed for p, r in keys]]
+    conflict_rows = detected.assign(venue_id=venue_id, source="detected").to_dict("records")
     if conflict_rows:
         session.execute(insert(Conflict), conflict_rows)
     return StoredAffinityRun(

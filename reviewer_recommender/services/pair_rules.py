@@ -35,6 +35,7 @@ CHUNK = 500  # papers per IN (...) query
 EXCLUSION_OF_SOURCE = {
     "detected": "conflict",
     "uploaded": "conflict",
+    "declared": "conflict",
     "bid": "bid",
     "forbid": "forbid",
 }

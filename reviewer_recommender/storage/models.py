@@ -83,6 +83,8 @@ class Venue(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     # persons bid on their candidate papers only while the chairs keep bidding open
     bidding_open: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
+    # how conflicts are detected from profiles (a ConflictParams dump); null: the defaults
+    conflict_policy: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 # The pools a venue's persons belong to (one or more each): the level they are assigned at.
@@ -250,6 +252,24 @@ class Conflict(Base):
     reviewer_id: Mapped[str] = mapped_column(String(300), primary_key=True)
     source: Mapped[str] = mapped_column(String(20), primary_key=True)
     reason: Mapped[str] = mapped_column(Text, default="")
+
+
+class ConflictDismissal(Base):
+    """A conflict a chair dismissed (a false positive), with the chair's reason: its row
+    left ``conflicts`` (so nothing blocks the pair) and waits here to be restored;
+    re-detection does not bring it back."""
+
+    __tablename__ = "conflict_dismissals"
+
+    venue_id: Mapped[str] = mapped_column(venue_fk(), primary_key=True)
+    paper_id: Mapped[str] = mapped_column(String(300), primary_key=True)
+    reviewer_id: Mapped[str] = mapped_column(String(300), primary_key=True)
+    source: Mapped[str] = mapped_column(String(20), primary_key=True)
+    # the conflict's own reason, and the chair's reason for dismissing it
+    conflict_reason: Mapped[str] = mapped_column(Text, default="")
+    reason: Mapped[str] = mapped_column(Text, default="")
+    dismissed_by: Mapped[str] = mapped_column(String(200), default="")
+    dismissed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class Pin(Base):

@@ -128,3 +128,22 @@ def test_many_reasons_for_one_pair_and_no_authors_no_conflicts() -> None:
     assert frame["reason"].tolist() == ["author", "institution", "email_domain"]
     empty = detect_conflicts([reviewer], [paper("t")])
     assert empty.empty and list(empty.columns) == CONFLICT_COLUMNS
+
+
+def test_profile_ids_decide_where_every_author_has_one() -> None:
+    """The issue's false positive: a reviewer "L. Ratliff" is not the author "L. Ratliff"
+    of a paper whose authors' profile ids are all given and differ from theirs."""
+    submissions = [
+        paper("ids", authors=("L. Ratliff", "Bo Chen"), author_ids=("Lil_Ratliff1", "Bo_Chen2")),
+        paper("some-ids", authors=("L. Ratliff", "Bo Chen"), author_ids=("Bo_Chen2",)),
+        paper("names", authors=("L. Ratliff",)),
+    ]
+    other = Reviewer(id="Lou_Ratliff3", name="L. Ratliff")
+    same = Reviewer(id="Lil_Ratliff1", name="L. Ratliff")
+    no_profile = Reviewer(id="r7", name="L. Ratliff")
+    found = reasons(detect_conflicts([other, same, no_profile], submissions))
+    assert ("ids", "Lou_Ratliff3", "author") not in found
+    assert ("ids", "Lil_Ratliff1", "author") in found
+    # where an author has no id, or the reviewer no profile id, names still match
+    assert {("some-ids", "Lou_Ratliff3", "author"), ("names", "Lou_Ratliff3", "author")} <= found
+    assert ("ids", "r7", "author") in found

@@ -1,4 +1,4 @@
-"""draft rules: pins, forbids and max loads that hold in one run only
+"""draft rules (pins, forbids, max loads of one run only); managed conflicts
 
 Revision ID: 0007
 Revises: 0005
@@ -6,6 +6,8 @@ Revises: 0005
 - ``draft_rules``: a draft's own pins and forbids (its edits) and reviewer max loads (a
   re-assignment's withdrawals), kept with the run until a chair promotes them to venue
   rules. Existing venue pins, forbids and max loads stay venue rules.
+- ``venues.conflict_policy``: how the venue detects conflicts (null: the defaults).
+- ``conflict_dismissals``: conflicts a chair dismissed, with the reason, until restored.
 """
 
 from collections.abc import Sequence
@@ -33,7 +35,25 @@ def upgrade() -> None:
         sa.ForeignKeyConstraint(["assignment_id"], ["assignments.id"], ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("assignment_id", "kind", "paper_id", "reviewer_id"),
     )
+    with op.batch_alter_table("venues", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("conflict_policy", sa.JSON(), nullable=True))
+    op.create_table(
+        "conflict_dismissals",
+        sa.Column("venue_id", sa.String(length=100), nullable=False),
+        sa.Column("paper_id", sa.String(length=300), nullable=False),
+        sa.Column("reviewer_id", sa.String(length=300), nullable=False),
+        sa.Column("source", sa.String(length=20), nullable=False),
+        sa.Column("conflict_reason", sa.Text(), nullable=False),
+        sa.Column("reason", sa.Text(), nullable=False),
+        sa.Column("dismissed_by", sa.String(length=200), nullable=False),
+        sa.Column("dismissed_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(["venue_id"], ["venues.id"], ondelete="CASCADE"),
+        sa.PrimaryKeyConstraint("venue_id", "paper_id", "reviewer_id", "source"),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("conflict_dismissals")
+    with op.batch_alter_table("venues", schema=None) as batch_op:
+        batch_op.drop_column("conflict_policy")
     op.drop_table("draft_rules")
