@@ -139,7 +139,10 @@ def list_conflicts(
     reviewer_id: ReviewerIdQuery = None,
     source: Annotated[
         Literal["detected", "uploaded", "declared", "bid", "forbid"] | None,
-        Query(description="detected (profiles), uploaded (constraints), declared (chairs), bid, forbid (chairs)"),
+        Query(
+            description="detected (profiles), uploaded (constraints), declared (chairs), "
+            "bid, forbid (chairs)"
+        ),
     ] = None,
 ) -> Paged[dict[str, Any]]:
     """Conflicts of interest with their source and reason, by paper then reviewer,

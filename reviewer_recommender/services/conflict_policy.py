@@ -27,7 +27,9 @@ from reviewer_recommender.storage.models import (
     POOLS,
     Conflict,
     ConflictDismissal,
+    ConflictPolicy,
     Venue,
+    utcnow,
 )
 from reviewer_recommender.storage.repository import (
     Paged,
@@ -47,10 +49,10 @@ INSERT_ROWS = 5000
 
 def venue_policy(session: Session, venue_id: str) -> ConflictParams:
     """The venue's stored policy (the defaults where it stores none)."""
-    venue = session.get(Venue, venue_id)
-    if venue is None:
+    if session.get(Venue, venue_id) is None:
         raise not_found("venue", venue_id)
-    return ConflictParams.model_validate(venue.conflict_policy or {})
+    stored = session.get(ConflictPolicy, venue_id)
+    return ConflictParams.model_validate(stored.policy if stored is not None else {})
 
 
 def policy_out(policy: ConflictParams) -> dict[str, Any]:
@@ -143,9 +145,12 @@ def set_policy(
     """Store ``policy`` as the venue's and re-detect its conflicts with it now (the detected
     rows replaced; dismissed pairs stay out). Audited and committed."""
     preview = preview_policy(session, venue_id, policy)
-    venue = session.get(Venue, venue_id)
-    assert venue is not None  # venue_policy checked it
-    venue.conflict_policy = policy.model_dump(mode="json", exclude={"reference_year"})
+    dump = policy.model_dump(mode="json", exclude={"reference_year"})
+    stored = session.get(ConflictPolicy, venue_id)
+    if stored is None:
+        session.add(ConflictPolicy(venue_id=venue_id, policy=dump, updated_by=actor))
+    else:
+        stored.policy, stored.updated_by, stored.updated_at = dump, actor, utcnow()
     found = _detect(session, venue_id, policy)
     session.execute(
         delete(Conflict).where(Conflict.venue_id == venue_id, Conflict.source == "detected")

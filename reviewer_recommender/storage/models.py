@@ -83,8 +83,6 @@ class Venue(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     # persons bid on their candidate papers only while the chairs keep bidding open
     bidding_open: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
-    # how conflicts are detected from profiles (a ConflictParams dump); null: the defaults
-    conflict_policy: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 # The pools a venue's persons belong to (one or more each): the level they are assigned at.
@@ -252,6 +250,18 @@ class Conflict(Base):
     reviewer_id: Mapped[str] = mapped_column(String(300), primary_key=True)
     source: Mapped[str] = mapped_column(String(20), primary_key=True)
     reason: Mapped[str] = mapped_column(Text, default="")
+
+
+class ConflictPolicy(Base):
+    """How a venue detects conflicts from profiles (a ``ConflictParams`` dump); a venue
+    without a row uses the defaults."""
+
+    __tablename__ = "conflict_policies"
+
+    venue_id: Mapped[str] = mapped_column(venue_fk(), primary_key=True)
+    policy: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    updated_by: Mapped[str] = mapped_column(String(200), default="")
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class ConflictDismissal(Base):

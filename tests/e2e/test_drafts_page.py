@@ -68,3 +68,49 @@ def test_a_drafts_swap_is_its_own_until_promoted(
     assert api_get(live_server, f"/venues/{venue_id}/pins")["total"] == 1
     assert api_get(live_server, f"/venues/{venue_id}/forbids")["total"] == 1
     assert_console_clean(console_errors)
+
+
+def test_dismiss_and_restore_a_conflict_and_preview_the_policy(
+    page: Any, live_server: LiveServer, sample_files: dict[str, Any], console_errors: list[str]
+) -> None:
+    venue_id, run = prepare_venue(live_server, sample_files, solve=SOLVE)
+    assert run is not None
+    chair = live_server.token("chair", venue_id, f"chair@{venue_id}")
+    people = api_get(live_server, f"/venues/{venue_id}/reviewers", limit=1)["items"]
+    paper = api_get(live_server, f"/venues/{venue_id}/submissions", limit=1)["items"][0]
+    api_post(
+        live_server,
+        f"/venues/{venue_id}/conflicts",
+        {"paper_id": paper["id"], "reviewer_id": people[0]["id"], "reason": "former advisor"},
+    )
+    sign_in(page, chair)
+    open_tab(page, "Statistics")
+    page.get_by_label("Source").select_option("declared")
+    conflicts = page.get_by_role("table", name="Conflicts of interest")
+    expect(conflicts.locator("tbody tr")).to_have_count(1)
+    conflicts.get_by_role("button", name=re.compile("^Dismiss the conflict of")).click()
+    confirm = dialog(page, re.compile("^Dismiss the conflict of"))
+    confirm.get_by_label(re.compile("^Why is it not a conflict")).fill("asked the wrong pair")
+    confirm.get_by_role("button", name="Dismiss the conflict").click()
+    expect(confirm).to_be_hidden()
+    expect(page.get_by_test_id("toast").last).to_contain_text("Dismissed the conflict")
+    expect(conflicts).to_contain_text("No conflicts recorded")
+    dismissed = page.get_by_role("table", name="Dismissed conflicts")
+    expect(dismissed).to_contain_text("asked the wrong pair")
+    assert api_get(live_server, f"/venues/{venue_id}/conflicts", source="declared")["total"] == 0
+    dismissed.get_by_role("button", name=re.compile("^Restore the conflict of")).click()
+    expect(dismissed).to_contain_text("No dismissed conflicts")
+    expect(conflicts.locator("tbody tr")).to_have_count(1)
+
+    # the policy: the count a setting yields, shown before saving
+    expected = api_post(
+        live_server,
+        f"/venues/{venue_id}/conflict-policy/preview",
+        {"coauthor_window_years": None, "same_institution": False, "same_email_domain": True},
+    )
+    page.get_by_label("Co-author window (years; empty: any year)").fill("")
+    page.get_by_label("same institution").uncheck()
+    page.get_by_role("button", name="Preview count").click()
+    count = page.get_by_test_id("policy-count")
+    expect(count).to_contain_text(f"{expected['counts']['pairs']} conflicting pair")
+    assert_console_clean(console_errors)

@@ -33,6 +33,11 @@ export const EP = {
   paperReviewers: (v, p) => `${V(v)}/papers/${q(p)}/reviewers`,
   reviewerPapers: (v, r) => `${V(v)}/reviewers/${q(r)}/papers`,
   conflicts: (v) => `${V(v)}/conflicts`,
+  conflictPolicy: (v) => `${V(v)}/conflict-policy`,
+  conflictPolicyPreview: (v) => `${V(v)}/conflict-policy/preview`,
+  dismissConflict: (v, p, r) => `${V(v)}/conflicts/${q(p)}/${q(r)}/dismiss`,
+  restoreConflict: (v, p, r) => `${V(v)}/conflicts/${q(p)}/${q(r)}/restore`,
+  dismissedConflicts: (v) => `${V(v)}/conflicts/dismissed`,
   bidsOverview: (v) => `${V(v)}/bids/overview`,
 
   // runs

@@ -1,6 +1,7 @@
 // The Statistics tab: what chairs ask about a run — the score histogram of its pairs, the
 // papers below demand (listed), reviewers by load against quota with inline quota editing,
-// bids and the assignments by bid value, and the conflicts of interest.
+// bids and the assignments by bid value, and the conflicts of interest (dismissed, declared,
+// and the detection policy: views/conflicts.js).
 import { $, h, fill } from "../core/dom.js";
 import { EP } from "../core/endpoints.js";
 import { niceNumber, plural, runName } from "../core/format.js";
@@ -12,6 +13,7 @@ import { busy, errorBox, say, UserError } from "../components/feedback.js";
 import { Picker } from "../components/picker.js";
 import { meter } from "../components/progress.js";
 import { PagedTable, simpleTable } from "../components/table.js";
+import { conflictPolicyCard, dismissButton, DISMISSIBLE, managedConflictsCard } from "./conflicts.js";
 import { registerView } from "./tabs.js";
 
 /** "-load" → {sort: "load", descending: true}. */
@@ -168,7 +170,18 @@ async function bidsCard(run) {
 
 // ---- conflicts ----------------------------------------------------------------------------
 
-function conflictsCard() {
+/** The conflicts table (dismiss a detected, uploaded or declared one), the detection policy
+ * and the declared and dismissed conflicts, reloading one another on change. */
+function conflictCards() {
+  let list = null;
+  let managed = null;
+  const changed = () => { list?.table.reload(); managed?.reload(); };
+  list = conflictsCard(changed);
+  managed = managedConflictsCard(changed);
+  return [conflictPolicyCard(changed), list, managed];
+}
+
+function conflictsCard(changed) {
   const filter = { source: "", paper: null, reviewer: null };
   const table = new PagedTable({
     label: "Conflicts of interest", noun: "conflicts", testid: "conflicts", pageSize: 25,
@@ -178,12 +191,13 @@ function conflictsCard() {
       { label: "Reviewer", render: (c) => reviewerCell(c.reviewer_id, { name: c.reviewer_name }) },
       { label: "Source", render: (c) => h("span", { class: "tag conflict" }, c.source) },
       { label: "Reason", render: (c) => c.reason || "–" },
+      { label: "", render: (c) => (DISMISSIBLE.has(c.source) ? dismissButton(c, changed) : null) },
     ],
     load: async ({ offset, limit, signal }) => learnPage(await state.api.get(EP.conflicts(state.venue),
       { source: filter.source, paper_id: filter.paper, reviewer_id: filter.reviewer, offset, limit }, { signal })),
   });
   const source = h("select", { id: "conflict-source", onchange: () => { filter.source = source.value; table.restart(); } },
-    [["", "every source"], ["detected", "detected (co-authors, e-mail, affiliation)"], ["uploaded", "uploaded"], ["bid", "bids (Not Willing, Conflict)"], ["forbid", "chairs' forbids"]]
+    [["", "every source"], ["detected", "detected (co-authors, e-mail, affiliation)"], ["uploaded", "uploaded"], ["declared", "declared by a chair"], ["bid", "bids (Not Willing, Conflict)"], ["forbid", "chairs' forbids"]]
       .map(([value, label]) => h("option", { value }, label)));
   const paper = new Picker({ label: "Paper", placeholder: "any paper", search: searchPapers,
     onSelect: (item) => { filter.paper = item.id; table.restart(); } });
@@ -201,6 +215,7 @@ function conflictsCard() {
       } }, "Show all conflicts")),
     table.element);
   table.reload();
+  section.table = table;
   return section;
 }
 
@@ -217,12 +232,12 @@ async function show() {
   const chair = canWrite();
   const status = errorBox();
   if (!run) {
-    fill(host, chair ? conflictsCard() : h("p", { class: "muted card" }, "No assignment is published yet."));
+    fill(host, chair ? conflictCards() : h("p", { class: "muted card" }, "No assignment is published yet."));
     return;
   }
   fill(host, h("p", { class: "muted" }, `Statistics of ${runName(run)} (${run.state}).`), status,
     h("div", { class: "grid2" }, h("div", { id: "stats-hist" }), h("div", { id: "stats-bids" })),
-    papersCard(run), loadsCard(run), chair ? conflictsCard() : null);
+    papersCard(run), loadsCard(run), chair ? conflictCards() : null);
   const [hist, bids] = await Promise.allSettled([histogramCard(run), chair ? bidsCard(run) : Promise.resolve(null)]);
   if (currentRun()?.id !== run.id) return;
   for (const [slot, result, what] of [["#stats-hist", hist, "the score histogram"], ["#stats-bids", bids, "the bids"]]) {

@@ -6,7 +6,7 @@ Revises: 0005
 - ``draft_rules``: a draft's own pins and forbids (its edits) and reviewer max loads (a
   re-assignment's withdrawals), kept with the run until a chair promotes them to venue
   rules. Existing venue pins, forbids and max loads stay venue rules.
-- ``venues.conflict_policy``: how the venue detects conflicts (null: the defaults).
+- ``conflict_policies``: how a venue detects conflicts (no row: the defaults).
 - ``conflict_dismissals``: conflicts a chair dismissed, with the reason, until restored.
 """
 
@@ -35,8 +35,15 @@ def upgrade() -> None:
         sa.ForeignKeyConstraint(["assignment_id"], ["assignments.id"], ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("assignment_id", "kind", "paper_id", "reviewer_id"),
     )
-    with op.batch_alter_table("venues", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("conflict_policy", sa.JSON(), nullable=True))
+    op.create_table(
+        "conflict_policies",
+        sa.Column("venue_id", sa.String(length=100), nullable=False),
+        sa.Column("policy", sa.JSON(), nullable=False),
+        sa.Column("updated_by", sa.String(length=200), nullable=False),
+        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(["venue_id"], ["venues.id"], ondelete="CASCADE"),
+        sa.PrimaryKeyConstraint("venue_id"),
+    )
     op.create_table(
         "conflict_dismissals",
         sa.Column("venue_id", sa.String(length=100), nullable=False),
@@ -54,6 +61,5 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("conflict_dismissals")
-    with op.batch_alter_table("venues", schema=None) as batch_op:
-        batch_op.drop_column("conflict_policy")
+    op.drop_table("conflict_policies")
     op.drop_table("draft_rules")
