@@ -158,3 +158,48 @@ class DismissedConflictOut(BaseModel):
     reason: str
     dismissed_by: str
     dismissed_at: datetime
+
+
+# ---- repairs that improve a paper ---------------------------------------------------------------
+
+
+class RepairMoveOut(BaseModel):
+    paper_id: str
+    paper_title: str
+    reviewer_id: str
+    reviewer_name: str
+    score: float
+
+
+class RepairOut(BaseModel):
+    reviewer_id: str
+    reviewer_name: str
+    score: float = Field(description="the candidate's score on the paper")
+    load: int
+    max_load: int
+    feasible: bool = Field(description="a rearrangement within every quota brings them in")
+    over_quota: bool = Field(description="only going over their quota brings them in")
+    added: list[RepairMoveOut]
+    removed: list[RepairMoveOut]
+    paper_change: float | None = Field(description="score change on the paper")
+    elsewhere_change: float | None = Field(description="exact score change on the other papers")
+    net_change: float | None = Field(description="the total score change")
+    papers_touched: int
+
+
+class PaperRepairsOut(BaseModel):
+    paper_id: str
+    paper_title: str
+    assigned: int
+    demand: int
+    weakest_score: float | None = Field(description="the paper's weakest unpinned reviewer")
+    items: list[RepairOut]
+    message: str | None = Field(description="why there is none, when there is none")
+
+
+class RepairIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reviewer_id: ReviewerIdText
+    version: int | None = Field(default=None, description="the draft version the chair saw")
+    reason: SafeText = Field(default="", max_length=1000)

@@ -1,7 +1,8 @@
 """A run's own rules: the pins and forbids its edits made and the max loads a
 re-assignment set, which hold in that run only, and their promotion to venue rules (logic in
-:mod:`reviewer_recommender.services.draft_rules`, reached through
-:mod:`reviewer_recommender.services.draft_edits`)."""
+:mod:`reviewer_recommender.services.draft_rules`); repairs that raise a paper's score
+(:mod:`reviewer_recommender.services.repairs`). Both reached through
+:mod:`reviewer_recommender.services.draft_edits`."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from fastapi import APIRouter
 
 from api.auth import ChairReader, Writer
 from api.dependencies import SessionDep
-from api.ids import RowIdPath, VenueIdPath
-from api.rule_schemas import DraftRulesOut, PromoteIn, PromoteOut
+from api.ids import PaperIdPath, RowIdPath, VenueIdPath
+from api.page_schemas import EditEffectOut, EditResultOut
+from api.rule_schemas import DraftRulesOut, PaperRepairsOut, PromoteIn, PromoteOut, RepairIn
 from reviewer_recommender.services import draft_edits
+from reviewer_recommender.services.draft_edits import EditResult
 from reviewer_recommender.services.draft_rules import RuleKey
 
 router = APIRouter(tags=["edits"])
@@ -49,4 +52,70 @@ def promote_run_rules(
     )
     return draft_edits.promote_draft_rules(
         session, venue_id, assignment_id, principal, chosen, body.reason
+    )
+
+
+@router.get(
+    "/venues/{venue_id}/assignments/{assignment_id}/papers/{paper_id}/repairs",
+    response_model=PaperRepairsOut,
+)
+def paper_repairs(
+    venue_id: VenueIdPath,
+    assignment_id: RowIdPath,
+    paper_id: PaperIdPath,
+    principal: Writer,
+    session: SessionDep,
+) -> dict[str, Any]:
+    """The candidates that would raise the paper's score in the draft, best first, each with
+    the exact rearrangement that brings them in (a swap chain across papers found by the flow
+    solver on the paper and the papers the candidate reviews; every other pair stays) and
+    its score change on the paper, elsewhere and in total. A candidate who fits only over
+    their quota is listed with ``over_quota`` (assign them with ``force``). 409
+    ``not_a_draft``."""
+    return draft_edits.paper_repairs(session, venue_id, assignment_id, principal, paper_id)
+
+
+@router.post(
+    "/venues/{venue_id}/assignments/{assignment_id}/papers/{paper_id}/repairs/preview",
+    response_model=EditEffectOut,
+)
+def preview_repair(
+    venue_id: VenueIdPath,
+    assignment_id: RowIdPath,
+    paper_id: PaperIdPath,
+    body: RepairIn,
+    principal: Writer,
+    session: SessionDep,
+) -> dict[str, Any]:
+    """What applying the repair that brings ``reviewer_id`` in would do, nothing changed.
+    409 ``no_repair`` (only over the quota), ``stale_version``; 422 if it would not raise
+    the paper's score."""
+    return draft_edits.preview_repair(
+        session, venue_id, assignment_id, principal, paper_id, body.reviewer_id, body.version
+    )
+
+
+@router.post(
+    "/venues/{venue_id}/assignments/{assignment_id}/papers/{paper_id}/repairs",
+    response_model=EditResultOut,
+)
+def apply_repair(
+    venue_id: VenueIdPath,
+    assignment_id: RowIdPath,
+    paper_id: PaperIdPath,
+    body: RepairIn,
+    principal: Writer,
+    session: SessionDep,
+) -> EditResult:
+    """Apply the repair as one change of the draft: its version bumped, recorded in its
+    history (undoable) and audited (``assignment.repair``). Refusals as the preview's."""
+    return draft_edits.apply_repair(
+        session,
+        venue_id,
+        assignment_id,
+        principal,
+        paper_id,
+        body.reviewer_id,
+        body.version,
+        body.reason,
     )

@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import not_found
-from reviewer_recommender.services import draft_rules, run_edits
+from reviewer_recommender.services import draft_rules, repairs, run_edits
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.history import edits_out, history_page, undo_last
 from reviewer_recommender.services.run_edits import EditRequest
@@ -236,3 +236,89 @@ def promote_draft_rules(
     promoted = draft_rules.promote(session, row, principal.name, chosen, reason=reason)
     session.commit()
     return promoted
+
+
+def paper_repairs(
+    session: Session, venue_id: str, assignment_id: int, principal: Principal, paper_id: str
+) -> dict[str, Any]:
+    """The repairs that raise ``paper_id``'s score in the draft
+    (:func:`reviewer_recommender.services.repairs.find_repairs`)."""
+    row = require_draft(session, venue_id, assignment_id, principal)
+    return repairs.find_repairs(session, row, paper_id)
+
+
+def _repair(
+    session: Session,
+    row: AssignmentRow,
+    paper_id: str,
+    reviewer_id: str,
+    actor: str,
+    version: int | None,
+    reason: str,
+) -> run_edits.Applied:
+    item = repairs.repair_changes(session, row, paper_id, reviewer_id)
+    touched = [(m["paper_id"], m["reviewer_id"]) for m in (*item["added"], *item["removed"])]
+
+    def run() -> run_edits.Outcome:
+        repairs.apply_pairs(session, row, item)
+        # a rearrangement within the quotas: the solved problem is unchanged
+        return run_edits.Outcome(
+            tightening=True,
+            audit={
+                "moves": len(touched),
+                "paper_change": item["paper_change"],
+                "elsewhere_change": item["elsewhere_change"],
+            },
+        )
+
+    return run_edits.change(
+        session,
+        row,
+        touched,
+        run,
+        action="repair",
+        actor=actor,
+        expected_version=version,
+        record={
+            "paper_id": paper_id,
+            "reviewer_id": reviewer_id,
+            "reason": reason,
+            "rows": len(touched),
+            "detail": {"repair": item},
+        },
+        audit_action="assignment.repair",
+    )
+
+
+def preview_repair(
+    session: Session,
+    venue_id: str,
+    assignment_id: int,
+    principal: Principal,
+    paper_id: str,
+    reviewer_id: str,
+    version: int | None,
+) -> dict[str, Any]:
+    """What applying the repair would do (``EditEffectOut``), rolled back."""
+    row = require_draft(session, venue_id, assignment_id, principal)
+    try:
+        return _repair(session, row, paper_id, reviewer_id, principal.name, version, "").effect
+    finally:
+        session.rollback()
+
+
+def apply_repair(
+    session: Session,
+    venue_id: str,
+    assignment_id: int,
+    principal: Principal,
+    paper_id: str,
+    reviewer_id: str,
+    version: int | None,
+    reason: str,
+) -> EditResult:
+    """Apply the repair as one change of the draft (undoable, audited) and commit."""
+    row = require_draft(session, venue_id, assignment_id, principal)
+    applied = _repair(session, row, paper_id, reviewer_id, principal.name, version, reason)
+    session.commit()
+    return edit_result(session, row, applied.edit, applied.effect)

@@ -1,0 +1,306 @@
+"""Repairs that improve a paper of a draft: for each better candidate reviewer, the exact
+rearrangement of a small neighbourhood of papers that brings them in, with its cost
+elsewhere; applying one as a single undoable change; and "re-optimise these papers, keep
+the rest" as a new draft.
+
+A candidate ``c`` of paper ``t`` (scored, not assigned to it, nothing but a limit stopping
+the pair: :func:`reviewer_recommender.services.pair_rules.addition_obstacles`) whose score
+beats the paper's weakest unpinned reviewer may be at their quota. The neighbourhood is
+``t`` and the papers ``c``'s reviewing; every other pair of the draft stays, so each
+reviewer's capacity there is their max load less their load elsewhere. The flow solver
+(:class:`matching.FlowSolver`) then finds the best assignment of the neighbourhood with
+``(t, c)`` forced and every paper keeping its number of reviewers: a swap chain across the
+papers (``c`` leaves a paper, someone with room takes their place there, ...). The repair
+lists every pair it moves and the exact score change on ``t`` and elsewhere; its net change
+is never hidden. A candidate who fits nowhere is offered over their quota (the edit's
+``force``, with its warning), never silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from matching import AssignmentProblem, FlowSolver, Infeasible
+from reviewer_recommender.errors import InvalidRequest, StateConflict
+from reviewer_recommender.services.draft_rules import pins_with_draft, run_limits
+from reviewer_recommender.services.pair_rules import addition_obstacles
+from reviewer_recommender.services.publishing import run_pairs
+from reviewer_recommender.storage.models import AffinityScore, AssignmentPair, AssignmentRow
+from reviewer_recommender.storage.names import lookup
+from reviewer_recommender.storage.repository import require_paper
+
+Pair = tuple[str, str]
+BLOCKING = ("conflict", "bid", "forbid", "unscored")
+CANDIDATES = 8  # better candidates tried per paper
+NEIGHBOURHOOD = 60  # papers at most in one re-solve
+
+
+@dataclass
+class Draft:
+    """A draft's pairs, loads and limits, read once."""
+
+    row: AssignmentRow
+    pairs: pd.DataFrame  # paper_id, reviewer_id, score, pinned
+    pinned: set[Pair]
+    loads: dict[str, int]
+
+    @classmethod
+    def read(cls, session: Session, row: AssignmentRow) -> Draft:
+        pairs = run_pairs(session, row.id)
+        pins = pins_with_draft(session, row)
+        pinned = set(zip(pins["paper_id"], pins["reviewer_id"], strict=True))
+        pinned |= set(
+            zip(
+                pairs.loc[pairs["pinned"], "paper_id"],
+                pairs.loc[pairs["pinned"], "reviewer_id"],
+                strict=True,
+            )
+        )
+        loads = {str(k): int(v) for k, v in pairs.groupby("reviewer_id").size().items()}
+        return cls(row, pairs, pinned, loads)
+
+
+def _scores(session: Session, row: AssignmentRow, papers: Sequence[str]) -> pd.DataFrame:
+    if row.affinity_run_id is None:
+        return pd.DataFrame(columns=["paper_id", "reviewer_id", "score"])
+    found = []
+    for start in range(0, len(papers), 500):
+        found += session.execute(
+            select(AffinityScore.paper_id, AffinityScore.reviewer_id, AffinityScore.score).where(
+                AffinityScore.run_id == row.affinity_run_id,
+                AffinityScore.paper_id.in_(list(papers[start : start + 500])),
+            )
+        ).all()
+    return pd.DataFrame(found, columns=["paper_id", "reviewer_id", "score"])
+
+
+def _allowed(
+    session: Session, row: AssignmentRow, table: pd.DataFrame, draft: Draft
+) -> pd.DataFrame:
+    """The rows of ``table`` the draft may hold: its own pairs, and pairs nothing but a
+    limit stops (the one rule)."""
+    held = set(zip(draft.pairs["paper_id"], draft.pairs["reviewer_id"], strict=True))
+    keys = list(zip(table["paper_id"], table["reviewer_id"], strict=True))
+    fresh = [k for k in keys if k not in held]
+    found = addition_obstacles(session, row, fresh, replacing=True)
+    blocked = {k for k, obstacles in found.items() if any(o.kind in BLOCKING for o in obstacles)}
+    return table[[k not in blocked for k in keys]].reset_index(drop=True)
+
+
+def _solve(
+    draft: Draft, limits: Any, table: pd.DataFrame, papers: list[str], forced: Pair
+) -> pd.DataFrame | None:
+    """The best pairs of ``papers`` with ``forced`` in, every paper keeping its number of
+    reviewers (the target its demand if it is short), the rest of the draft unchanged;
+    None if there is no such assignment."""
+    inside = draft.pairs["paper_id"].isin(papers)
+    outside_load = draft.pairs.loc[~inside].groupby("reviewer_id").size()
+    counts = draft.pairs.loc[inside].groupby("paper_id").size().reindex(papers, fill_value=0)
+    target = forced[0]
+    demand = counts.copy()
+    demand[target] = max(
+        int(counts[target]), min(limits.demand_of(target), int(counts[target]) + 1)
+    )
+    reviewers = sorted(set(table["reviewer_id"]))
+    room = pd.Series(limits.max_array(reviewers), index=reviewers) - outside_load.reindex(
+        reviewers, fill_value=0
+    )
+    pins = [(p, r) for p, r in draft.pinned if p in set(papers) and r in set(reviewers)]
+    forced_rows = pd.DataFrame(
+        [*pins, forced], columns=["paper_id", "reviewer_id"]
+    ).drop_duplicates()
+    try:
+        problem = AssignmentProblem.from_pairs(
+            table["paper_id"],
+            table["reviewer_id"],
+            table["score"],
+            demand=demand.reindex(papers),
+            max_load=room.clip(lower=0),
+            forced=forced_rows,
+            paper_ids=papers,
+            reviewer_ids=reviewers,
+            unknown_ids="ignore",
+        )
+        solved = FlowSolver().solve(problem)
+    except (Infeasible, ValueError):
+        return None
+    chosen = solved.selected
+    return pd.DataFrame(
+        {
+            "paper_id": np.asarray(problem.paper_ids, dtype=object)[problem.pair_paper[chosen]],
+            "reviewer_id": np.asarray(problem.reviewer_ids, dtype=object)[
+                problem.pair_reviewer[chosen]
+            ],
+            "score": problem.pair_score[chosen],
+        }
+    )
+
+
+def _repair(draft: Draft, target: str, old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
+    """The moves from ``old`` to ``new`` (pairs of the neighbourhood) and their score change
+    on ``target`` and elsewhere."""
+    before = set(zip(old["paper_id"], old["reviewer_id"], strict=True))
+    after = set(zip(new["paper_id"], new["reviewer_id"], strict=True))
+    score_of = {
+        **dict(
+            zip(zip(old["paper_id"], old["reviewer_id"], strict=True), old["score"], strict=True)
+        ),
+        **dict(
+            zip(zip(new["paper_id"], new["reviewer_id"], strict=True), new["score"], strict=True)
+        ),
+    }
+    removed = sorted(before - after)
+    added = sorted(after - before)
+    on_target = sum(score_of[k] for k in added if k[0] == target) - sum(
+        score_of[k] for k in removed if k[0] == target
+    )
+    elsewhere = sum(score_of[k] for k in added if k[0] != target) - sum(
+        score_of[k] for k in removed if k[0] != target
+    )
+    return {
+        "added": [
+            {"paper_id": p, "reviewer_id": r, "score": float(score_of[(p, r)])} for p, r in added
+        ],
+        "removed": [
+            {"paper_id": p, "reviewer_id": r, "score": float(score_of[(p, r)])} for p, r in removed
+        ],
+        "paper_change": float(on_target),
+        "elsewhere_change": float(elsewhere),
+        "net_change": float(on_target + elsewhere),
+        "papers_touched": len({p for p, _ in [*added, *removed]}),
+    }
+
+
+def find_repairs(
+    session: Session, row: AssignmentRow, paper_id: str, limit: int = CANDIDATES
+) -> dict[str, Any]:
+    """The better candidates of ``paper_id`` in draft ``row``, each with the exact repair
+    that brings them in (``PaperRepairsOut``), best gain on the paper first."""
+    require_paper(session, row.venue_id, paper_id)
+    draft = Draft.read(session, row)
+    limits = run_limits(session, row)
+    mine = draft.pairs[draft.pairs["paper_id"] == paper_id]
+    movable = mine[[(paper_id, r) not in draft.pinned for r in mine["reviewer_id"]]]
+    weakest = float(movable["score"].min()) if len(movable) else None
+    short = len(mine) < limits.demand_of(paper_id)
+    own = _allowed(session, row, _scores(session, row, [paper_id]), draft)
+    own = own[~own["reviewer_id"].isin(set(mine["reviewer_id"]))]
+    if not short:
+        own = own[own["score"] > (weakest if weakest is not None else np.inf)]
+    own = own.sort_values(["score", "reviewer_id"], ascending=[False, True]).head(limit)
+    items = []
+    for reviewer_id, score in zip(own["reviewer_id"], own["score"], strict=True):
+        theirs = draft.pairs.loc[
+            (draft.pairs["reviewer_id"] == reviewer_id) & (draft.pairs["paper_id"] != paper_id),
+            "paper_id",
+        ]
+        papers = list(dict.fromkeys([paper_id, *theirs]))[:NEIGHBOURHOOD]
+        table = _allowed(session, row, _scores(session, row, papers), draft)
+        held = draft.pairs[draft.pairs["paper_id"].isin(papers)][
+            ["paper_id", "reviewer_id", "score"]
+        ]
+        table = (
+            pd.concat([held, table], ignore_index=True)
+            .drop_duplicates(["paper_id", "reviewer_id"])
+            .reset_index(drop=True)
+        )
+        new = _solve(draft, limits, table, papers, (paper_id, reviewer_id))
+        load, most = draft.loads.get(reviewer_id, 0), limits.max_of(reviewer_id)
+        item: dict[str, Any] = {
+            "reviewer_id": reviewer_id,
+            "score": float(score),
+            "load": load,
+            "max_load": most,
+        }
+        if new is None:
+            # no rearrangement within the quotas: only going over one brings them in
+            item.update(
+                feasible=False,
+                over_quota=True,
+                added=[],
+                removed=[],
+                paper_change=None,
+                elsewhere_change=None,
+                net_change=None,
+                papers_touched=0,
+            )
+        else:
+            item.update(feasible=True, over_quota=False, **_repair(draft, paper_id, held, new))
+            if item["paper_change"] <= 1e-12:
+                continue
+        items.append(item)
+    items.sort(key=lambda i: (not i["feasible"], -(i["paper_change"] or 0.0), -i["score"]))
+    names = lookup(
+        session,
+        row.venue_id,
+        [paper_id, *(m["paper_id"] for i in items for m in (*i["added"], *i["removed"]))],
+        [i["reviewer_id"] for i in items]
+        + [m["reviewer_id"] for i in items for m in (*i["added"], *i["removed"])],
+    )
+    for item in items:
+        item["reviewer_name"] = names.name(item["reviewer_id"])
+        for move in (*item["added"], *item["removed"]):
+            move["paper_title"] = names.title(move["paper_id"])
+            move["reviewer_name"] = names.name(move["reviewer_id"])
+    return {
+        "paper_id": paper_id,
+        "paper_title": names.title(paper_id),
+        "assigned": len(mine),
+        "demand": limits.demand_of(paper_id),
+        "weakest_score": weakest,
+        "items": items,
+        "message": None
+        if items
+        else "No better candidate: every scored reviewer above the weakest assigned one is "
+        "in conflict, excluded by a bid or forbid, or already on the paper",
+    }
+
+
+def repair_changes(
+    session: Session, row: AssignmentRow, paper_id: str, reviewer_id: str
+) -> dict[str, Any]:
+    """The repair of ``paper_id`` that brings ``reviewer_id`` in, as found now; 409
+    ``no_repair`` if there is none within the quotas (assign over the quota instead)."""
+    found = find_repairs(session, row, paper_id, limit=10_000)
+    item = next((i for i in found["items"] if i["reviewer_id"] == reviewer_id), None)
+    if item is None:
+        raise InvalidRequest(
+            "validation_error",
+            f"{reviewer_id!r} would not raise the score of {paper_id!r} in draft {row.id}",
+            field="reviewer_id",
+        )
+    if not item["feasible"]:
+        raise StateConflict(
+            "no_repair",
+            f"no rearrangement within the quotas brings {reviewer_id!r} to {paper_id!r}: "
+            "assign them over their quota instead (an edit with force)",
+            force_allowed=True,
+        )
+    return item
+
+
+def apply_pairs(session: Session, row: AssignmentRow, item: dict[str, Any]) -> None:
+    """Remove and add the repair's pairs in the draft (scores as found)."""
+    for move in item["removed"]:
+        pair = session.get(AssignmentPair, (row.id, move["paper_id"], move["reviewer_id"]))
+        if pair is not None:
+            session.delete(pair)
+    session.flush()
+    for move in item["added"]:
+        session.add(
+            AssignmentPair(
+                assignment_id=row.id,
+                paper_id=move["paper_id"],
+                reviewer_id=move["reviewer_id"],
+                score=float(move["score"]),
+                pinned=False,
+            )
+        )
+    session.flush()
