@@ -10,31 +10,7 @@ from typing import Any
 import pytest
 from api_helpers import TFIDF
 from conftest import Api
-
-# 3 papers, 4 reviewers, one paper each: the two language-and-image reviewers are wanted by
-# two papers each, so the best total leaves a paper below its own best
-PARAMS = {"reviewers_per_paper": 1, "max_load": 1, "solver": "flow"}
-
-
-def _person(rid: str, text: str) -> dict[str, Any]:
-    return {
-        "id": f"~{rid}",
-        "name": rid.rstrip("1").replace("_", " "),
-        "publications": [{"title": text, "abstract": text, "year": 2024}],
-    }
-
-
-REVIEWERS = [
-    _person("Ann_Atom1", "molecule graph network chemistry"),
-    _person("Bea_Both1", "molecule graph image chemistry network"),
-    _person("Cai_Cross1", "image segmentation text language"),
-    _person("Dan_Dict1", "language translation speech dialogue grammar"),
-]
-SUBMISSIONS = [
-    {"id": "P1", "title": "molecule graph network", "abstract": "molecule graph"},
-    {"id": "P2", "title": "image segmentation", "abstract": "image segmentation"},
-    {"id": "P3", "title": "text language", "abstract": "text language"},
-]
+from tight_venue import PARAMS, REVIEWERS, SUBMISSIONS
 
 
 class Draft:
@@ -68,7 +44,7 @@ def _with_repairs(d: Draft) -> tuple[str, dict[str, Any], float]:
         feasible = [i for i in found["items"] if i["feasible"]]
         if feasible:
             return paper, feasible[0], float(found["weakest_score"])
-    pytest.fail(f"no repair: {[d.repairs(p) for p in ('P1', 'P2')]} {d.pairs()}")
+    pytest.fail("no paper of the tight draft has a repair")
 
 
 def test_a_tight_draft_has_repairs_where_it_has_no_alternates(api: Api) -> None:

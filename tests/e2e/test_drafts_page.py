@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 from live_server import LiveServer
+from tight_venue import PARAMS, REVIEWERS, SUBMISSIONS
 
-from .e2e_support import api_get, api_post, prepare_venue
-from .page_actions import assert_console_clean, dialog, expect, open_tab, sign_in
+from .e2e_support import api_get, api_post, new_venue_id, prepare_venue, solve_run, wait_job
+from .page_actions import assert_console_clean, dialog, expect, open_tab, pick, sign_in
 
 pytestmark = pytest.mark.e2e
 
@@ -113,4 +114,55 @@ def test_dismiss_and_restore_a_conflict_and_preview_the_policy(
     page.get_by_role("button", name="Preview count").click()
     count = page.get_by_test_id("policy-count")
     expect(count).to_contain_text(f"{expected['counts']['pairs']} conflicting pair")
+    assert_console_clean(console_errors)
+
+
+def _tight_venue(server: LiveServer) -> tuple[str, int]:
+    """The repairs test's venue (tests/api/test_api_repairs.py): three papers, four
+    reviewers, one paper each, two papers wanting the same reviewer."""
+    venue_id = new_venue_id("repair")
+    with server.client() as client:
+        assert client.post("/venues", json={"id": venue_id, "name": venue_id}).status_code == 201
+        for kind, body in (("reviewers", REVIEWERS), ("submissions", SUBMISSIONS)):
+            assert client.post(f"/venues/{venue_id}/{kind}", json=body).status_code == 200
+        job = client.post(
+            f"/venues/{venue_id}/affinity/jobs", json={"config": {"method": "tfidf"}}
+        ).json()
+        wait_job(client, venue_id, job)
+    return venue_id, solve_run(server, venue_id, PARAMS)
+
+
+def test_a_repair_brings_a_better_reviewer_in_across_papers(
+    page: Any, live_server: LiveServer, console_errors: list[str]
+) -> None:
+    venue_id, run = _tight_venue(live_server)
+    base = f"/venues/{venue_id}/assignments/{run}"
+    paper, repair = next(
+        (p, items[0])
+        for p in ("P1", "P2", "P3")
+        if (
+            items := [
+                i
+                for i in api_get(live_server, f"{base}/papers/{p}/repairs")["items"]
+                if i["feasible"]
+            ]
+        )
+    )
+    chair = live_server.token("chair", venue_id, f"chair@{venue_id}")
+    sign_in(page, chair)
+    open_tab(page, "Papers and reviewers")
+    title = api_get(live_server, f"/venues/{venue_id}/submissions/{paper}")["title"]
+    pick(page, "Paper", title, re.compile(re.escape(title)))
+    repairs = page.get_by_test_id("repairs")
+    expect(repairs).to_contain_text("net")
+    name = repair["reviewer_id"].replace("_", " ").rstrip("1")
+    repairs.get_by_role("button", name=f"Repair: bring {name} in").click()
+    confirm = dialog(page, re.compile(f"^Bring {name} to"))
+    expect(confirm.get_by_test_id("repair-summary")).to_contain_text("net")
+    expect(confirm.get_by_test_id("score-change")).to_contain_text("Total score")
+    confirm.get_by_role("button", name="Apply the repair").click()
+    expect(confirm).to_be_hidden()
+    expect(page.get_by_test_id("toast").last).to_contain_text("Repair applied")
+    pairs = api_get(live_server, f"{base}/pairs", limit=10)["items"]
+    assert (paper, repair["reviewer_id"]) in {(p["paper_id"], p["reviewer_id"]) for p in pairs}
     assert_console_clean(console_errors)

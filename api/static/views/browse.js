@@ -4,7 +4,7 @@
 // the same from a reviewer's side. Every pair of a run is one search and one page turn away.
 import { $, h, fill } from "../core/dom.js";
 import { EP } from "../core/endpoints.js";
-import { loadText, niceNumber, plural, runName } from "../core/format.js";
+import { loadText, niceNumber, plural, runName, signed } from "../core/format.js";
 import { learnNames, paperTitle, reviewerName, searchPapers, searchReviewers } from "../core/names.js";
 import { canWrite, currentRun, on, state } from "../core/state.js";
 import { chips, paperCell, reviewerCell } from "../components/cells.js";
@@ -14,6 +14,7 @@ import { meter } from "../components/progress.js";
 import { PagedTable } from "../components/table.js";
 import { editButton, pairActions } from "./edits.js";
 import { explainButton } from "./explain.js";
+import { loadRepairs } from "./repairs.js";
 import { registerView, selectTab } from "./tabs.js";
 
 const ALTERNATES = 5;
@@ -74,6 +75,7 @@ async function openPaper(paperId, { swapOut = null, focus = true } = {}) {
   const run = currentRun();
   const header = h("div", { class: "edge-head" });
   const alternates = h("div", { class: "alternates", "data-testid": "alternates" });
+  const repairs = h("div", { class: "alternates", "data-testid": "repairs-panel" });
   const swapHost = h("div", { class: "swap-choice" });
   const status = errorBox();
   const altRank = new Map();
@@ -102,13 +104,17 @@ async function openPaper(paperId, { swapOut = null, focus = true } = {}) {
     },
   });
   fill(view.body, h("section", { class: "card", "aria-labelledby": "edge-title", "data-testid": "paper-view" },
-    header, runNote(run), status, alternates, swapHost,
+    header, runNote(run), status, alternates, repairs, swapHost,
     h("div", { class: "inline-form" }, filterControl(() => view.table.restart())),
     view.table.element));
   header.append(h("h3", { id: "edge-title", tabindex: "-1" }, paperTitle(paperId) || paperId));
   view.paperPicker.set({ id: paperId, label: paperTitle(paperId) ? `${paperTitle(paperId)} (${paperId})` : paperId });
   if (run) {
-    await loadAlternates(run, paperId, alternates, altRank);
+    const paper = await loadAlternates(run, paperId, alternates, altRank);
+    if (run.state === "draft" && canWrite()) {
+      const full = paper.demand != null && paper.assigned.length >= paper.demand;
+      await loadRepairs(run, paperId, repairs, { full, swapOut: swapTarget(paper.assigned) });
+    }
   }
   await view.table.reload();
   if (focus) $("#edge-title")?.focus();
@@ -141,8 +147,10 @@ async function loadAlternates(run, paperId, host, altRank) {
   const full = paper.demand != null && paper.assigned.length >= paper.demand;
   const out = swapTarget(paper.assigned);
   if (!paper.alternates.length) {
-    fill(host, h("p", { class: "muted" }, "No alternates: every other scored reviewer is assigned, in conflict or at their quota."));
-    return;
+    fill(host, h("p", { class: "muted" }, editable
+      ? "No alternates within the quotas: every other scored reviewer is assigned, in conflict or at their quota (the repairs below reach those at their quota)."
+      : "No alternates: every other scored reviewer is assigned, in conflict or at their quota."));
+    return paper;
   }
   fill(host, h("h4", {}, `Alternates (next-best reviewers who can still take it)`),
     h("ol", { class: "alt-list" }, paper.alternates.map((a) => h("li", {},
@@ -151,7 +159,8 @@ async function loadAlternates(run, paperId, host, altRank) {
       editable && !full ? editButton(run, { action: "assign", paper_id: paperId, reviewer_id: a.reviewer_id, reviewer_name: a.reviewer_name }, "Assign",
         { class: "primary", ariaLabel: `Assign alternate ${a.reviewer_name || a.reviewer_id}` }) : null,
       editable && full && out ? editButton(run, { action: "swap", paper_id: paperId, reviewer_id: a.reviewer_id, reviewer_name: a.reviewer_name, remove_reviewer_id: out.reviewer_id, remove_reviewer_name: out.reviewer_name },
-        `Swap in for ${out.reviewer_name || out.reviewer_id}`, { class: "primary", ariaLabel: `Swap alternate ${a.reviewer_name || a.reviewer_id} in for ${out.reviewer_name || out.reviewer_id}` }) : null))));
+        `Swap in for ${out.reviewer_name || out.reviewer_id} (${signed(a.score - out.score)})`, { class: a.score < out.score ? "secondary" : "primary", ariaLabel: `Swap alternate ${a.reviewer_name || a.reviewer_id} in for ${out.reviewer_name || out.reviewer_id}` }) : null))));
+  return paper;
 }
 
 /** Whom a swap replaces: the chosen reviewer, else the lowest-scoring unpinned one. */
@@ -233,8 +242,16 @@ function edgeActions(run, edge, side) {
   if (edge.forbidden) buttons.push(editButton(run, { ...base, action: "unforbid" }, "Allow again"));
   if ((edge.conflict ?? []).length) return h("span", { class: "muted" }, "conflict");
   if (edge.can_add) buttons.push(editButton(run, { ...base, action: "assign" }, "Assign", { class: "primary" }));
-  // a reviewer at their quota is swapped in by raising the quota first (Statistics)
+  // a reviewer at their quota: the repairs above the table move reviewers to make room;
+  // here, going over the quota (the edit dialog warns and asks)
   const room = edge.reviewer_max_load == null || edge.reviewer_load < edge.reviewer_max_load;
+  if (!edge.forbidden && !room && side === "paper") {
+    const full = edge.paper_demand != null && edge.paper_assigned >= edge.paper_demand;
+    const over = full && view.swapOut
+      ? { ...base, action: "swap", remove_reviewer_id: view.swapOut, remove_reviewer_name: reviewerName(view.swapOut) }
+      : full ? null : { ...base, action: "assign" };
+    if (over) buttons.push(editButton(run, over, "Over quota…", { ariaLabel: `Assign ${edge.reviewer_name || edge.reviewer_id} over their quota` }));
+  }
   if (!edge.forbidden && edge.paper_assigned > 0 && room) {
     if (side === "paper" && view.swapOut) {
       const outName = reviewerName(view.swapOut) || view.swapOut;
