@@ -432,3 +432,11 @@ class SolveDefaultsOut(BaseModel):
     min_load: int
     max_load: int = Field(description="the default, raised to the smallest that fits if needed")
     fits: bool = Field(description="whether these defaults fit by counting")
+
+
+class ReoptimiseOut(BaseModel):
+    assignment: AssignmentOut = Field(description="the new draft")
+    papers: int
+    added: int
+    removed: int
+    objective_change: float = Field(description="score change on the papers re-optimised")

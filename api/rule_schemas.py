@@ -203,3 +203,10 @@ class RepairIn(BaseModel):
     reviewer_id: ReviewerIdText
     version: int | None = Field(default=None, description="the draft version the chair saw")
     reason: SafeText = Field(default="", max_length=1000)
+
+
+class ReoptimiseIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    paper_ids: list[IdText] = Field(min_length=1, max_length=500)
+    name: SafeText = Field(default="", max_length=200)

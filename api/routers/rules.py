@@ -13,8 +13,15 @@ from fastapi import APIRouter
 from api.auth import ChairReader, Writer
 from api.dependencies import SessionDep
 from api.ids import PaperIdPath, RowIdPath, VenueIdPath
-from api.page_schemas import EditEffectOut, EditResultOut
-from api.rule_schemas import DraftRulesOut, PaperRepairsOut, PromoteIn, PromoteOut, RepairIn
+from api.page_schemas import EditEffectOut, EditResultOut, ReoptimiseOut
+from api.rule_schemas import (
+    DraftRulesOut,
+    PaperRepairsOut,
+    PromoteIn,
+    PromoteOut,
+    ReoptimiseIn,
+    RepairIn,
+)
 from reviewer_recommender.services import draft_edits
 from reviewer_recommender.services.draft_edits import EditResult
 from reviewer_recommender.services.draft_rules import RuleKey
@@ -118,4 +125,25 @@ def apply_repair(
         body.reviewer_id,
         body.version,
         body.reason,
+    )
+
+
+@router.post(
+    "/venues/{venue_id}/assignments/{assignment_id}/reoptimise",
+    response_model=ReoptimiseOut,
+    status_code=201,
+)
+def reoptimise_papers(
+    venue_id: VenueIdPath,
+    assignment_id: RowIdPath,
+    body: ReoptimiseIn,
+    principal: Writer,
+    session: SessionDep,
+) -> dict[str, Any]:
+    """Re-optimise these papers and keep the rest, as a new draft: the papers' pairs solved
+    again (each its demand; each reviewer's room their max load less their load on the
+    papers kept; pins and the run's own rules hold), every other pair copied. Audited
+    (``assignment.reoptimise``). 422 for unknown papers; 409 ``infeasible``."""
+    return draft_edits.reoptimise_papers(
+        session, venue_id, assignment_id, principal, body.paper_ids, body.name
     )

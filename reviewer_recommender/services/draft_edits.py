@@ -322,3 +322,22 @@ def apply_repair(
     applied = _repair(session, row, paper_id, reviewer_id, principal.name, version, reason)
     session.commit()
     return edit_result(session, row, applied.edit, applied.effect)
+
+
+def reoptimise_papers(
+    session: Session,
+    venue_id: str,
+    assignment_id: int,
+    principal: Principal,
+    paper_ids: list[str],
+    name: str = "",
+) -> dict[str, Any]:
+    """Re-optimise ``paper_ids`` of the run and keep the rest, as a new draft, committed
+    (:func:`reviewer_recommender.services.reoptimise.reoptimise`)."""
+    from reviewer_recommender.services.reoptimise import reoptimise
+
+    row = require_assignment(session, venue_id, assignment_id, principal)
+    created, outcome = reoptimise(session, row, paper_ids, principal.name, name)
+    session.commit()
+    session.refresh(created)
+    return {"assignment": created, **outcome}

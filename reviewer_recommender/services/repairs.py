@@ -70,7 +70,7 @@ class Draft:
 def _scores(session: Session, row: AssignmentRow, papers: Sequence[str]) -> pd.DataFrame:
     if row.affinity_run_id is None:
         return pd.DataFrame(columns=["paper_id", "reviewer_id", "score"])
-    found = []
+    found: list[Any] = []
     for start in range(0, len(papers), 500):
         found += session.execute(
             select(AffinityScore.paper_id, AffinityScore.reviewer_id, AffinityScore.score).where(
@@ -94,6 +94,20 @@ def _allowed(
     return table[[k not in blocked for k in keys]].reset_index(drop=True)
 
 
+def neighbourhood_table(
+    session: Session, row: AssignmentRow, draft: Draft, papers: list[str]
+) -> pd.DataFrame:
+    """The pairs ``papers`` may have: those the draft holds, and the scored pairs nothing
+    but a limit stops."""
+    table = _allowed(session, row, _scores(session, row, papers), draft)
+    held = draft.pairs[draft.pairs["paper_id"].isin(papers)][["paper_id", "reviewer_id", "score"]]
+    return (
+        pd.concat([held, table], ignore_index=True)
+        .drop_duplicates(["paper_id", "reviewer_id"])
+        .reset_index(drop=True)
+    )
+
+
 def _solve(
     draft: Draft, limits: Any, table: pd.DataFrame, papers: list[str], forced: Pair
 ) -> pd.DataFrame | None:
@@ -101,20 +115,36 @@ def _solve(
     reviewers (the target its demand if it is short), the rest of the draft unchanged;
     None if there is no such assignment."""
     inside = draft.pairs["paper_id"].isin(papers)
-    outside_load = draft.pairs.loc[~inside].groupby("reviewer_id").size()
     counts = draft.pairs.loc[inside].groupby("paper_id").size().reindex(papers, fill_value=0)
     target = forced[0]
     demand = counts.copy()
     demand[target] = max(
         int(counts[target]), min(limits.demand_of(target), int(counts[target]) + 1)
     )
+    return solve_papers(draft, limits, table, papers, demand, [forced])
+
+
+def solve_papers(
+    draft: Draft,
+    limits: Any,
+    table: pd.DataFrame,
+    papers: list[str],
+    demand: pd.Series,
+    forced: Sequence[Pair] = (),
+) -> pd.DataFrame | None:
+    """The best pairs of ``papers`` (rows of ``table``) with their ``demand``, the draft's
+    pins and ``forced`` in, every other pair of the draft unchanged (each reviewer's room:
+    their max load less their load on other papers); None if there is none."""
+    inside = draft.pairs["paper_id"].isin(papers)
+    outside_load = draft.pairs.loc[~inside].groupby("reviewer_id").size()
     reviewers = sorted(set(table["reviewer_id"]))
     room = pd.Series(limits.max_array(reviewers), index=reviewers) - outside_load.reindex(
         reviewers, fill_value=0
     )
-    pins = [(p, r) for p, r in draft.pinned if p in set(papers) and r in set(reviewers)]
+    rows = set(zip(table["paper_id"], table["reviewer_id"], strict=True))
+    pins = [pair for pair in draft.pinned if pair in rows]
     forced_rows = pd.DataFrame(
-        [*pins, forced], columns=["paper_id", "reviewer_id"]
+        [*pins, *forced], columns=["paper_id", "reviewer_id"]
     ).drop_duplicates()
     try:
         problem = AssignmentProblem.from_pairs(
@@ -202,15 +232,10 @@ def find_repairs(
             "paper_id",
         ]
         papers = list(dict.fromkeys([paper_id, *theirs]))[:NEIGHBOURHOOD]
-        table = _allowed(session, row, _scores(session, row, papers), draft)
+        table = neighbourhood_table(session, row, draft, papers)
         held = draft.pairs[draft.pairs["paper_id"].isin(papers)][
             ["paper_id", "reviewer_id", "score"]
         ]
-        table = (
-            pd.concat([held, table], ignore_index=True)
-            .drop_duplicates(["paper_id", "reviewer_id"])
-            .reset_index(drop=True)
-        )
         new = _solve(draft, limits, table, papers, (paper_id, reviewer_id))
         load, most = draft.loads.get(reviewer_id, 0), limits.max_of(reviewer_id)
         item: dict[str, Any] = {

@@ -103,3 +103,31 @@ def test_repair_refusals(api: Api) -> None:
     viewer = d.api.call("GET", f"/venues/{d.venue}{path}", d.viewer)
     assert viewer.status_code in (403, 404)
     assert d.call("GET", f"/assignments/{d.run}/papers/nope/repairs").status_code == 404
+
+
+def test_reoptimise_these_papers_keep_the_rest_as_a_new_draft(api: Api) -> None:
+    d = Draft(api)
+    _paper, repair, _weakest = _with_repairs(d)
+    before = d.pairs()
+    # the neighbourhood of the repair: the paper and the papers the pairs move on
+    papers = sorted({m["paper_id"] for m in (*repair["added"], *repair["removed"])})
+    kept = {k: s for k, s in before.items() if k[0] not in papers}
+    made = d.call("POST", f"/assignments/{d.run}/reoptimise", json={"paper_ids": papers})
+    assert made.status_code == 201, made.text
+    body = made.json()
+    new = body["assignment"]["id"]
+    assert new != d.run and body["assignment"]["state"] == "draft"
+    assert body["assignment"]["derived_from"]["kind"] == "re-optimise"
+    items = d.call("GET", f"/assignments/{new}/pairs", params={"limit": 100}).json()["items"]
+    after = {(p["paper_id"], p["reviewer_id"]): p["score"] for p in items}
+    assert {k: s for k, s in after.items() if k[0] not in papers} == kept
+    # the best of those papers under the kept pairs: never below what they had
+    assert body["objective_change"] >= -1e-9
+    assert sum(after.values()) - sum(before.values()) == pytest.approx(body["objective_change"])
+    assert d.pairs() == before  # the original draft is untouched
+    check = d.call("GET", f"/assignments/{new}/check").json()
+    assert check["total"] == 0
+    bad = d.call("POST", f"/assignments/{d.run}/reoptimise", json={"paper_ids": ["nope"]})
+    assert bad.status_code == 422 and "nope" in bad.text
+    audit = d.call("GET", "/audit", params={"limit": 20}).json()["items"]
+    assert any(e["action"] == "assignment.reoptimise" for e in audit)

@@ -166,3 +166,29 @@ def test_a_repair_brings_a_better_reviewer_in_across_papers(
     pairs = api_get(live_server, f"{base}/pairs", limit=10)["items"]
     assert (paper, repair["reviewer_id"]) in {(p["paper_id"], p["reviewer_id"]) for p in pairs}
     assert_console_clean(console_errors)
+
+
+def test_reoptimise_these_papers_creates_a_draft(
+    page: Any, live_server: LiveServer, console_errors: list[str]
+) -> None:
+    venue_id, run = _tight_venue(live_server)
+    base = f"/venues/{venue_id}/assignments/{run}"
+    paper = next(
+        p
+        for p in ("P1", "P2", "P3")
+        if any(i["feasible"] for i in api_get(live_server, f"{base}/papers/{p}/repairs")["items"])
+    )
+    chair = live_server.token("chair", venue_id, f"chair@{venue_id}")
+    sign_in(page, chair)
+    open_tab(page, "Papers and reviewers")
+    title = api_get(live_server, f"/venues/{venue_id}/submissions/{paper}")["title"]
+    pick(page, "Paper", title, re.compile(re.escape(title)))
+    page.get_by_test_id("reoptimise").click()
+    confirm = dialog(page, re.compile("^Re-optimise .* papers of"))
+    confirm.get_by_role("button", name="Create the draft").click()
+    expect(confirm).to_be_hidden()
+    expect(page.get_by_test_id("toast").last).to_contain_text("re-optimised")
+    runs = api_get(live_server, f"/venues/{venue_id}/assignments")["items"]
+    made = [r for r in runs if (r.get("derived_from") or {}).get("kind") == "re-optimise"]
+    assert len(made) == 1 and made[0]["derived_from"]["assignment_id"] == run
+    assert_console_clean(console_errors)

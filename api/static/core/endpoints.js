@@ -56,6 +56,7 @@ export const EP = {
   paperRepairs: (v, a, p) => `${A(v, a)}/papers/${q(p)}/repairs`,
   paperRepairPreview: (v, a, p) => `${A(v, a)}/papers/${q(p)}/repairs/preview`,
   paperRepair: (v, a, p) => `${A(v, a)}/papers/${q(p)}/repairs`,
+  reoptimise: (v, a) => `${A(v, a)}/reoptimise`,
   runPapers: (v, a) => `${A(v, a)}/papers`,
   runReviewers: (v, a) => `${A(v, a)}/reviewers`,
   runBids: (v, a) => `${A(v, a)}/bids`,

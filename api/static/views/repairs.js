@@ -4,12 +4,13 @@
 // preview. A candidate who fits only over their quota is offered as an edit over the limit.
 import { h, fill } from "../core/dom.js";
 import { EP } from "../core/endpoints.js";
-import { loadText, niceNumber, signed } from "../core/format.js";
+import { loadText, niceNumber, plural, runName, signed } from "../core/format.js";
 import { learnNames, paperTitle, reviewerName } from "../core/names.js";
 import { state, updateRun } from "../core/state.js";
 import { confirmDialog } from "../components/dialog.js";
 import { busy, errorBox, say } from "../components/feedback.js";
 import { editButton, effectView } from "./edits.js";
+import { refreshRuns } from "./runs.js";
 
 const rName = (id, name) => name || reviewerName(id) || id;
 const pTitle = (id, title) => title || paperTitle(id) || id;
@@ -39,6 +40,10 @@ export async function loadRepairs(run, paperId, host, { full, swapOut }) {
     return 0;
   }
   const status = errorBox();
+  const papers = [...new Set([paperId, ...answer.items.flatMap((i) => [...i.added, ...i.removed].map((m) => m.paper_id))])];
+  const reoptimise = h("button", { type: "button", class: "small-btn secondary", "data-testid": "reoptimise",
+    onclick: (event) => busy(event.currentTarget, status, () => reoptimiseDialog(run, papers), "Re-optimising") },
+  `Re-optimise these ${plural(papers.length, "paper")}, keep the rest (new draft)…`);
   fill(host, h("h4", {}, "Better reviewers for this paper (repairs)"),
     h("p", { class: "hint" }, "Each brings a better-scoring reviewer in; when they are at their quota the solver moves reviewers across papers to make room. The change on this paper, the exact change elsewhere and the net change are shown before anything applies."),
     status,
@@ -53,8 +58,23 @@ export async function loadRepairs(run, paperId, host, { full, swapOut }) {
       item.feasible
         ? h("button", { type: "button", class: "small-btn primary", "aria-label": `Repair: bring ${rName(item.reviewer_id, item.reviewer_name)} in`,
           onclick: (event) => busy(event.currentTarget, status, () => repairDialog(run, paperId, item), "Previewing the repair") }, "Bring in…")
-        : overQuotaButton(run, paperId, item, full, swapOut)))));
+        : overQuotaButton(run, paperId, item, full, swapOut)))),
+    papers.length > 1 ? h("div", { class: "toolbar" }, reoptimise) : null);
   return answer.items.length;
+}
+
+async function reoptimiseDialog(run, papers) {
+  const done = await confirmDialog({
+    title: `Re-optimise ${plural(papers.length, "paper")} of ${runName(run)}?`,
+    testid: "reoptimise-dialog",
+    body: [h("p", {}, "A new draft: these papers' reviewers are solved again for the best total score on them, every other pair stays as it is in this run (and this run is not changed)."),
+      h("ul", {}, papers.map((p) => h("li", {}, `“${pTitle(p)}”`)))],
+    confirm: "Create the draft",
+    onConfirm: () => state.api.post(EP.reoptimise(state.venue, run.id), { paper_ids: papers }),
+  });
+  if (!done) return;
+  say(`${runName(done.assignment)} created: ${plural(done.papers, "paper")} re-optimised, total score ${signed(done.objective_change)} on them.`);
+  await refreshRuns({ select: done.assignment.id });
 }
 
 function overQuotaButton(run, paperId, item, full, swapOut) {
