@@ -226,13 +226,35 @@ def find_repairs(
         own = own[own["score"] > (weakest if weakest is not None else np.inf)]
     own = own.sort_values(["score", "reviewer_id"], ascending=[False, True]).head(limit)
     items = []
+    neighbourhoods = {
+        reviewer_id: list(
+            dict.fromkeys(
+                [
+                    paper_id,
+                    *draft.pairs.loc[
+                        (draft.pairs["reviewer_id"] == reviewer_id)
+                        & (draft.pairs["paper_id"] != paper_id),
+                        "paper_id",
+                    ],
+                ]
+            )
+        )[:NEIGHBOURHOOD]
+        for reviewer_id in own["reviewer_id"]
+    }
+    # every neighbourhood's pairs read and checked at once
+    everything = (
+        neighbourhood_table(
+            session,
+            row,
+            draft,
+            list(dict.fromkeys(p for ps in neighbourhoods.values() for p in ps)),
+        )
+        if neighbourhoods
+        else pd.DataFrame(columns=["paper_id", "reviewer_id", "score"])
+    )
     for reviewer_id, score in zip(own["reviewer_id"], own["score"], strict=True):
-        theirs = draft.pairs.loc[
-            (draft.pairs["reviewer_id"] == reviewer_id) & (draft.pairs["paper_id"] != paper_id),
-            "paper_id",
-        ]
-        papers = list(dict.fromkeys([paper_id, *theirs]))[:NEIGHBOURHOOD]
-        table = neighbourhood_table(session, row, draft, papers)
+        papers = neighbourhoods[reviewer_id]
+        table = everything[everything["paper_id"].isin(papers)].reset_index(drop=True)
         held = draft.pairs[draft.pairs["paper_id"].isin(papers)][
             ["paper_id", "reviewer_id", "score"]
         ]
