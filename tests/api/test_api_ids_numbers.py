@@ -331,7 +331,7 @@ def test_openreview_tilde_ids_name_the_stored_reviewer(api: Api) -> None:
         json={"paper_id": "P1", "reviewer_id": "~Grace_Graph1"},
     )
     assert forbid.status_code == 200
-    conflicts = api.call("GET", f"{v}/conflicts", chair).json()["items"]
+    rules = api.call("GET", f"{v}/assignments/{run}/rules", chair).json()["items"]
     assert ("P1", "Grace_Graph1", "forbid") in {
-        (c["paper_id"], c["reviewer_id"], c["source"]) for c in conflicts
+        (c["paper_id"], c["reviewer_id"], c["kind"]) for c in rules
     }
