@@ -50,7 +50,7 @@ export function ownRulesSection(run, editButton) {
         : null) },
   ];
   const table = new PagedTable({
-    label: `Rules of ${runName(run)} only`, noun: "rules", testid: "own-rules", pageSize: 10, columns,
+    label: "This run's own rules", noun: "rules", testid: "own-rules", pageSize: 10, columns,
     empty: "No rules of its own: this run holds only the venue's rules.",
     load: async ({ offset, limit, signal }) => {
       if (offset === 0 || rules === null) {
@@ -63,7 +63,7 @@ export function ownRulesSection(run, editButton) {
     },
   });
   const section = h("section", { "aria-labelledby": "own-rules-title", "data-testid": "own-rules-section" },
-    h("h4", { id: "own-rules-title" }, `Rules of ${runName(run)} only`),
+    h("h4", { id: "own-rules-title" }, "This run's own rules (not the venue's)"),
     h("p", { class: "hint" }, "Pins and forbids made by this run's edits, and quotas set by a re-assignment, hold in this run and in a re-solve of it, never in another draft or a new solve. Promote them to make them venue rules for every later solve."),
     h("div", { class: "toolbar" }, promoteAll), status, table.element);
   section.reload = () => { rules = null; return table.reload(); };
