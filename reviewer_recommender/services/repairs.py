@@ -40,6 +40,7 @@ Pair = tuple[str, str]
 BLOCKING = ("conflict", "bid", "forbid", "unscored")
 CANDIDATES = 8  # better candidates tried per paper
 NEIGHBOURHOOD = 60  # papers at most in one re-solve
+HOP = 5  # best-scored reviewers of each paper a chain may pass through
 
 
 @dataclass
@@ -208,6 +209,45 @@ def _repair(draft: Draft, target: str, old: pd.DataFrame, new: pd.DataFrame) -> 
     }
 
 
+def _neighbourhoods(
+    session: Session, row: AssignmentRow, draft: Draft, paper_id: str, candidates: list[str]
+) -> dict[str, list[str]]:
+    """For each candidate, the papers a swap chain bringing them to ``paper_id`` may touch:
+    the paper, the papers the candidate reviews, the papers of those papers' best-scored
+    reviewers (a chain through them), and the papers of ``paper_id``'s own reviewers (where
+    a displaced reviewer may go), at most :data:`NEIGHBOURHOOD`."""
+    by_reviewer = draft.pairs.groupby("reviewer_id")["paper_id"].agg(list).to_dict()
+    mine = [r for r in draft.pairs.loc[draft.pairs["paper_id"] == paper_id, "reviewer_id"]]
+    first = {c: [p for p in by_reviewer.get(c, []) if p != paper_id] for c in candidates}
+    hop = sorted({p for ps in first.values() for p in ps})
+    best = (
+        _scores(session, row, hop)
+        .sort_values(["paper_id", "score"], ascending=[True, False])
+        .groupby("paper_id")
+        .head(HOP)
+    )
+    next_of = best.groupby("paper_id")["reviewer_id"].agg(list).to_dict()
+    around = [p for r in mine for p in by_reviewer.get(r, [])]
+    return {
+        c: list(
+            dict.fromkeys(
+                [
+                    paper_id,
+                    *first[c],
+                    *(
+                        p
+                        for q in first[c]
+                        for r in next_of.get(q, [])
+                        for p in by_reviewer.get(r, [])
+                    ),
+                    *around,
+                ]
+            )
+        )[:NEIGHBOURHOOD]
+        for c in candidates
+    }
+
+
 def find_repairs(
     session: Session, row: AssignmentRow, paper_id: str, limit: int = CANDIDATES
 ) -> dict[str, Any]:
@@ -226,21 +266,7 @@ def find_repairs(
         own = own[own["score"] > (weakest if weakest is not None else np.inf)]
     own = own.sort_values(["score", "reviewer_id"], ascending=[False, True]).head(limit)
     items = []
-    neighbourhoods = {
-        reviewer_id: list(
-            dict.fromkeys(
-                [
-                    paper_id,
-                    *draft.pairs.loc[
-                        (draft.pairs["reviewer_id"] == reviewer_id)
-                        & (draft.pairs["paper_id"] != paper_id),
-                        "paper_id",
-                    ],
-                ]
-            )
-        )[:NEIGHBOURHOOD]
-        for reviewer_id in own["reviewer_id"]
-    }
+    neighbourhoods = _neighbourhoods(session, row, draft, paper_id, list(own["reviewer_id"]))
     # every neighbourhood's pairs read and checked at once
     everything = (
         neighbourhood_table(
