@@ -4,9 +4,11 @@ forbids (logic in :mod:`reviewer_recommender.services.run_edits` and
 :mod:`reviewer_recommender.services.draft_edits` and
 :mod:`reviewer_recommender.services.standing_pairs`).
 
-Pins become forced pairs and forbids conflicts in every later solve of the venue; a swap is
-a forbid of the pair it removes plus a pin of the pair it adds, so re-solves keep it.
-``assign`` and ``remove`` change one draft only. Each edit bumps the draft's version,
+A draft's pins and forbids are its own rules (:mod:`reviewer_recommender.services.draft_rules`):
+they hold in the draft and in a re-solve of it, never in another run, until the chair
+promotes them to venue rules; a swap is a forbid of the pair it removes plus a pin of the
+pair it adds, so a re-solve of the draft keeps it. ``assign`` and ``remove`` change the
+pairs only. Each edit bumps the draft's version,
 recomputes its objective and statistics, and can be undone.
 """
 
@@ -84,7 +86,8 @@ def apply_edit(
     version is bumped, the edit is recorded in its history (undoable) and audited. Refusals:
     409 ``conflict_of_interest``, ``would_overfill`` (``force_allowed``),
     ``already_assigned``, ``not_assigned``, ``pinned_pair``, ``stale_version``,
-    ``not_a_draft``; 404 for unknown ids, pins or forbids."""
+    ``not_a_draft``, ``venue_rule`` (the edit would lift a venue pin or forbid: remove it
+    at venue level first); 404 for unknown ids, pins or forbids."""
     return draft_edits.apply_draft_edit(
         explainers, session, venue_id, assignment_id, principal, _request(body), body.version
     )
@@ -131,8 +134,8 @@ def pin_pair(
     principal: Writer,
     session: SessionDep,
 ) -> dict[str, Any]:
-    """Require a pair: added to this draft and forced in every later solve (the ``pin``
-    edit of ``POST .../edits``).
+    """Require a pair: added to this draft and forced in its re-solves, a rule of this
+    draft until promoted (the ``pin`` edit of ``POST .../edits``).
 
     409 ``conflict_of_interest`` if the pair is one, ``would_overfill`` if adding it
     would exceed the reviewer's max load or the paper's demand in this draft (the message
@@ -181,7 +184,8 @@ def forbid_pair(
     principal: Writer,
     session: SessionDep,
 ) -> AssignmentRow:
-    """Forbid a pair: removed from this draft and a conflict in every later solve."""
+    """Forbid a pair: removed from this draft and kept out of its re-solves, a rule of this
+    draft until promoted."""
     return draft_edits.forbid_pair(
         explainers,
         session,
@@ -203,8 +207,8 @@ def swap_reviewer(
     principal: Writer,
     session: SessionDep,
 ) -> dict[str, Any]:
-    """Replace one reviewer of a paper with another in this draft; stored as a forbid of
-    the old pair and a pin of the new one, so re-solves keep the swap.
+    """Replace one reviewer of a paper with another in this draft; stored as the draft's
+    forbid of the old pair and pin of the new one, so its re-solves keep the swap.
 
     409 if the incoming reviewer is in conflict or would go over their max load, unless
     ``force`` is true (loads only)."""
