@@ -68,18 +68,29 @@ class Draft:
         return cls(row, pairs, pinned, loads)
 
 
+SCORE_COLUMNS = ["paper_id", "reviewer_id", "score"]
+
+
 def _scores(session: Session, row: AssignmentRow, papers: Sequence[str]) -> pd.DataFrame:
-    if row.affinity_run_id is None:
-        return pd.DataFrame(columns=["paper_id", "reviewer_id", "score"])
-    found: list[Any] = []
-    for start in range(0, len(papers), 500):
-        found += session.execute(
-            select(AffinityScore.paper_id, AffinityScore.reviewer_id, AffinityScore.score).where(
-                AffinityScore.run_id == row.affinity_run_id,
-                AffinityScore.paper_id.in_(list(papers[start : start + 500])),
-            )
-        ).all()
-    return pd.DataFrame(found, columns=["paper_id", "reviewer_id", "score"])
+    """The stored scores of ``papers``, each paper's read once per :func:`find_repairs`."""
+    cache: dict[str, list[Any]] = session.info.setdefault(("repair-scores", row.id), {})
+    missing = [p for p in dict.fromkeys(papers) if p not in cache]
+    if row.affinity_run_id is not None:
+        for start in range(0, len(missing), 500):
+            chunk = missing[start : start + 500]
+            for p in chunk:
+                cache[p] = []
+            for p, r, s in session.execute(
+                select(
+                    AffinityScore.paper_id, AffinityScore.reviewer_id, AffinityScore.score
+                ).where(
+                    AffinityScore.run_id == row.affinity_run_id,
+                    AffinityScore.paper_id.in_(chunk),
+                )
+            ):
+                cache[p].append((p, r, s))
+    found = [item for p in dict.fromkeys(papers) for item in cache.get(p, [])]
+    return pd.DataFrame(found, columns=SCORE_COLUMNS)
 
 
 def _allowed(
@@ -87,8 +98,10 @@ def _allowed(
 ) -> pd.DataFrame:
     """The rows of ``table`` the draft may hold: its own pairs, and pairs nothing but a
     limit stops (the one rule)."""
-    held = set(zip(draft.pairs["paper_id"], draft.pairs["reviewer_id"], strict=True))
-    keys = list(zip(table["paper_id"], table["reviewer_id"], strict=True))
+    held = set(
+        zip(draft.pairs["paper_id"].tolist(), draft.pairs["reviewer_id"].tolist(), strict=True)
+    )
+    keys = list(zip(table["paper_id"].tolist(), table["reviewer_id"].tolist(), strict=True))
     fresh = [k for k in keys if k not in held]
     found = addition_obstacles(session, row, fresh, replacing=True)
     blocked = {k for k, obstacles in found.items() if any(o.kind in BLOCKING for o in obstacles)}
@@ -254,6 +267,7 @@ def find_repairs(
     """The better candidates of ``paper_id`` in draft ``row``, each with the exact repair
     that brings them in (``PaperRepairsOut``), best gain on the paper first."""
     require_paper(session, row.venue_id, paper_id)
+    session.info.pop(("repair-scores", row.id), None)  # scores are read once per call
     draft = Draft.read(session, row)
     limits = run_limits(session, row)
     mine = draft.pairs[draft.pairs["paper_id"] == paper_id]
