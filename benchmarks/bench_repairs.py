@@ -28,6 +28,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -157,9 +158,9 @@ def main() -> None:
         pairs = repairs.Draft.read(session, row).pairs
         weakest = list(pairs.groupby("paper_id")["score"].mean().nsmallest(args.probe).index)
         for paper in weakest:
-            base, view = median_seconds(lambda p=paper: paper_view(session, row, p, 5), args.repeat)
+            base, view = median_seconds(partial(paper_view, session, row, paper, 5), args.repeat)
             took, found = median_seconds(
-                lambda p=paper: repairs.find_repairs(session, row, p), args.repeat
+                partial(repairs.find_repairs, session, row, paper), args.repeat
             )
             feasible = [i for i in found["items"] if i["feasible"]]
             best = max((i["paper_change"] for i in feasible), default=0.0)
