@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import tempfile
 import time
@@ -181,6 +182,8 @@ def main() -> None:
             f"{own * 1000:.1f} ms ({own / plain:.2f}x)"
         )
     database.dispose()
+    if args.db is None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":
