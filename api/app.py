@@ -30,6 +30,7 @@ from api.routers import (
     limits,
     modes,
     persons,
+    records,
     search,
     site,
     venues,
@@ -118,6 +119,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for module in (
         venues,
         corpus,
+        records,
         limits,
         affinity,
         jobs,

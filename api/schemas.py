@@ -174,7 +174,13 @@ class ReviewerOut(BaseModel):
     affiliation: str
     attributes: dict[str, str]
     n_publications: int
+    no_publications: bool = Field(
+        default=False, description="flagged: no publications, so no profile to score against"
+    )
     pools: list[str] = Field(default_factory=list, description="the pools the person belongs to")
+    status: Literal["active", "withdrawn"] = Field(
+        default="active", description="withdrawn: kept with its history, takes no paper"
+    )
 
 
 class SubmissionOut(BaseModel):
@@ -187,6 +193,52 @@ class SubmissionOut(BaseModel):
     author_emails: list[str]
     author_ids: list[str]
     author_affiliations: list[str]
+    status: Literal["active", "withdrawn"] = Field(
+        default="active", description="withdrawn: kept with its history, needs nobody"
+    )
+
+
+class ReviewerEditIn(BaseModel):
+    """The fields of a person to change (absent: kept)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: SafeText | None = Field(default=None, max_length=300)
+    email: SafeText | None = Field(default=None, max_length=300)
+    affiliation: SafeText | None = Field(default=None, max_length=500)
+
+
+class SubmissionEditIn(BaseModel):
+    """The fields of a submission to change (absent: kept)."""
+
+    model_config = ConfigDict(extra="forbid")
+    title: SafeText | None = Field(default=None, min_length=1, max_length=1000)
+    abstract: SafeText | None = Field(default=None, max_length=50000)
+
+
+class WithdrawIn(BaseModel):
+    reason: SafeText = Field(default="", max_length=1000)
+
+
+class RunPairsOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    assignment_id: int
+    number: int | None
+    state: str
+    pool: str
+    pairs: list[tuple[str, str]] = Field(description="[paper_id, reviewer_id] of the record")
+
+
+class RecordChangeOut(BaseModel):
+    """A record's status after a withdraw or restore, the draft and live runs holding its
+    pairs, and per live run the body of an emergency re-assignment without it
+    (``POST /venues/{venue_id}/assignments/live/reassign``)."""
+
+    model_config = ConfigDict(from_attributes=True)
+    kind: Literal["papers", "reviewers"]
+    id: str
+    status: Literal["active", "withdrawn"]
+    runs: list[RunPairsOut]
+    reassign: list[dict[str, Any]]
 
 
 class UploadResult(BaseModel):

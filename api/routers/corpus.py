@@ -14,7 +14,15 @@ from fastapi import APIRouter, File, UploadFile
 
 from api.auth import Reader, Writer
 from api.dependencies import Limit, Offset, SessionDep, SettingsDep
-from api.ids import OptionalPoolQuery, PaperIdPath, PoolQuery, ReviewerIdPath, VenueIdPath
+from api.ids import (
+    OptionalPoolQuery,
+    PaperIdPath,
+    PoolQuery,
+    ReviewerIdPath,
+    StatusQuery,
+    TextQuery,
+    VenueIdPath,
+)
 from api.schemas import Page, ReviewerOut, SubmissionOut, UploadResult
 from api.uploads import (
     CollectionPaused,
@@ -24,13 +32,12 @@ from api.uploads import (
     upload_bytes,
     upload_name,
 )
-from recommender.corpus import Submission
 from recommender.io import (
     parse_reviewers_upload,
     parse_submissions_upload,
 )
 from reviewer_recommender.services import corpus
-from reviewer_recommender.services.corpus import ReviewerRecord
+from reviewer_recommender.services.corpus import ReviewerRecord, SubmissionRecord
 from reviewer_recommender.services.pair_uploads import store_bids, store_pair_constraints
 from reviewer_recommender.services.results import UploadCounts
 from reviewer_recommender.storage.repository import Paged
@@ -182,9 +189,13 @@ def list_reviewers(
     limit: Limit = 100,
     offset: Offset = 0,
     pool: OptionalPoolQuery = None,
+    q: TextQuery = None,
+    status: StatusQuery = None,
 ) -> Paged[ReviewerRecord]:
-    """The venue's persons by id, each with their pools (of one pool with ``pool``)."""
-    return corpus.list_reviewers(session, venue_id, limit, offset, pool)
+    """The venue's persons by id, each with their pools and status (of one pool with
+    ``pool``; whose id or name contains ``q``; of one ``status``). ``no_publications``
+    flags those without a profile to score."""
+    return corpus.list_reviewers(session, venue_id, limit, offset, pool, q, status)
 
 
 @router.get("/venues/{venue_id}/reviewers/{reviewer_id}", response_model=ReviewerOut)
@@ -201,12 +212,16 @@ def list_submissions(
     session: SessionDep,
     limit: Limit = 100,
     offset: Offset = 0,
-) -> Paged[Submission]:
-    return corpus.list_submissions(session, venue_id, limit, offset)
+    q: TextQuery = None,
+    status: StatusQuery = None,
+) -> Paged[SubmissionRecord]:
+    """The venue's submissions by id, with their status (whose id or title contains ``q``;
+    of one ``status``)."""
+    return corpus.list_submissions(session, venue_id, limit, offset, q, status)
 
 
 @router.get("/venues/{venue_id}/submissions/{paper_id}", response_model=SubmissionOut)
 def get_submission(
     venue_id: VenueIdPath, paper_id: PaperIdPath, principal: Reader, session: SessionDep
-) -> Submission:
+) -> SubmissionRecord:
     return corpus.get_submission(session, venue_id, paper_id)

@@ -15,10 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, or_, select
 from sqlalchemy.orm import Session
 
 from recommender.corpus import Reviewer, Submission
+from reviewer_recommender.errors import InvalidRequest
 from reviewer_recommender.services.ids import (
     check_reviewers,
     check_submissions,
@@ -32,7 +33,12 @@ from reviewer_recommender.services.pools import (
     record_unpooled,
 )
 from reviewer_recommender.services.results import UploadCounts
-from reviewer_recommender.storage.models import DEFAULT_POOL, ReviewerRow, SubmissionRow
+from reviewer_recommender.storage.models import (
+    DEFAULT_POOL,
+    RECORD_STATUSES,
+    ReviewerRow,
+    SubmissionRow,
+)
 from reviewer_recommender.storage.repository import (
     Paged,
     audit,
@@ -42,11 +48,10 @@ from reviewer_recommender.storage.repository import (
     require_paper,
     require_reviewer,
     reviewer_to_row,
-    row_to_submission,
     submission_to_row,
     upsert,
 )
-from reviewer_recommender.storage.search_keys import display_name
+from reviewer_recommender.storage.search_keys import display_name, text_key
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,24 @@ class ReviewerRecord:
     attributes: dict[str, str]
     n_publications: int
     pools: list[str]
+    status: str = "active"
+    # flagged: a person without publications has no profile to score against
+    no_publications: bool = False
+
+
+@dataclass(frozen=True)
+class SubmissionRecord:
+    """A stored submission as listed, with its status."""
+
+    id: str
+    title: str
+    abstract: str
+    authors: list[str]
+    source: str
+    author_emails: list[str]
+    author_ids: list[str]
+    author_affiliations: list[str]
+    status: str = "active"
 
 
 def store_reviewers(
@@ -140,14 +163,61 @@ def _reviewer_record(row: ReviewerRow, pools: list[str]) -> ReviewerRecord:
         attributes=row.attributes,
         n_publications=len(row.publications),
         pools=pools,
+        status=row.status,
+        no_publications=not row.publications,
     )
 
 
+def _submission_record(row: SubmissionRow) -> SubmissionRecord:
+    return SubmissionRecord(
+        id=row.id,
+        title=row.title,
+        abstract=row.abstract,
+        authors=list(row.authors),
+        source=row.source,
+        author_emails=list(row.author_emails),
+        author_ids=list(row.author_ids),
+        author_affiliations=list(row.author_affiliations),
+        status=row.status,
+    )
+
+
+def _filtered(query: Select[Any], model: Any, text: str | None, status: str | None) -> Any:
+    """``query`` narrowed to rows whose id or name/title contains ``text`` (folded like the
+    search keys) and to one ``status``."""
+    if status is not None:
+        if status not in RECORD_STATUSES:
+            raise InvalidRequest(
+                "invalid_status",
+                f"status {status!r} is not one of {', '.join(RECORD_STATUSES)}",
+                field="status",
+            )
+        query = query.where(model.status == status)
+    folded = text_key(text or "")
+    if folded:
+        pattern = "%" + folded.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        query = query.where(
+            or_(
+                model.text_key.like(pattern, escape="\\"),
+                model.id_key.like(pattern, escape="\\"),
+            )
+        )
+    return query
+
+
 def list_reviewers(
-    session: Session, venue_id: str, limit: int, offset: int, pool: str | None = None
+    session: Session,
+    venue_id: str,
+    limit: int,
+    offset: int,
+    pool: str | None = None,
+    text: str | None = None,
+    status: str | None = None,
 ) -> Paged[ReviewerRecord]:
-    """The venue's persons by id (of one pool when ``pool`` is given), with their pools."""
+    """The venue's persons by id (of one pool when ``pool`` is given; whose id or name
+    contains ``text``; of one ``status``), with their pools."""
     query = select(ReviewerRow).where(ReviewerRow.venue_id == venue_id).order_by(ReviewerRow.id)
+    query = _filtered(query, ReviewerRow, text, status)
     if pool is not None:
         check_pool(pool)
         query = query.where(ReviewerRow.id.in_(members_query(venue_id, pool)))
@@ -163,14 +233,23 @@ def get_reviewer(session: Session, venue_id: str, reviewer_id: str) -> ReviewerR
     return _reviewer_record(row, pools_of(session, venue_id, [row.id])[row.id])
 
 
-def list_submissions(session: Session, venue_id: str, limit: int, offset: int) -> Paged[Submission]:
-    """The venue's submissions by id."""
+def list_submissions(
+    session: Session,
+    venue_id: str,
+    limit: int,
+    offset: int,
+    text: str | None = None,
+    status: str | None = None,
+) -> Paged[SubmissionRecord]:
+    """The venue's submissions by id (whose id or title contains ``text``; of one
+    ``status``)."""
     query = (
         select(SubmissionRow).where(SubmissionRow.venue_id == venue_id).order_by(SubmissionRow.id)
     )
+    query = _filtered(query, SubmissionRow, text, status)
     found = query_page(session, query, limit, offset)
-    return Paged([row_to_submission(s) for s in found.items], found.total, limit, offset)
+    return Paged([_submission_record(s) for s in found.items], found.total, limit, offset)
 
 
-def get_submission(session: Session, venue_id: str, paper_id: str) -> Submission:
-    return row_to_submission(require_paper(session, venue_id, paper_id))
+def get_submission(session: Session, venue_id: str, paper_id: str) -> SubmissionRecord:
+    return _submission_record(require_paper(session, venue_id, paper_id))
