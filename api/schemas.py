@@ -245,6 +245,36 @@ class UploadResult(BaseModel):
     created: int
     updated: int
     total: int = Field(description="items of this kind now in the venue")
+    no_publications: list[str] = Field(
+        default_factory=list,
+        description="persons of the upload without publications: flagged, nothing to score",
+    )
+    withdrawn: int = Field(
+        default=0, description="records a confirmed replacing upload withdrew (withdraw_absent)"
+    )
+
+
+class UploadPreviewOut(BaseModel):
+    """What a reviewers or submissions upload would change; ``*_ids`` list the first 100
+    of each group, the counts count all."""
+
+    model_config = ConfigDict(from_attributes=True)
+    kind: Literal["reviewers", "submissions"]
+    pool: str | None
+    rows: int = Field(description="records in the file")
+    added: int
+    changed: int
+    unchanged: int
+    removed: int = Field(
+        description="active records (of the pool) the file leaves out: withdrawn when the "
+        "upload is confirmed with withdraw_absent"
+    )
+    added_ids: list[str]
+    changed_ids: list[str]
+    removed_ids: list[str]
+    changed_fields: dict[str, int] = Field(description="changed records per field")
+    no_publications: list[str]
+    token: str = Field(description="confirms this file on the venue as it is (preview=)")
 
 
 class LogEntryOut(BaseModel):
