@@ -253,4 +253,6 @@ def test_good_csv_upload_still_works(api: Api, venue: tuple[str, str]) -> None:
         "created": 1,
         "updated": 0,
         "total": 5,
+        "no_publications": [],
+        "withdrawn": 0,
     }
