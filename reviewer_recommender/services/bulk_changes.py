@@ -1,9 +1,11 @@
 """Bulk changes of a draft from a CSV file, as the faces ask for them: preview row by row
-(nothing changes), then apply all or nothing (one version bump, one history entry, one
-audit entry). The rows' meaning and checks are :mod:`reviewer_recommender.services.bulk`'s."""
+(nothing changes), then apply the valid lines (one version bump, one history entry, one
+audit entry) and list the others by line. The rows' meaning and checks are
+:mod:`reviewer_recommender.services.bulk`'s."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -45,14 +47,16 @@ def preview_bulk_file(
         effect = {**effect, "version": version}
     return {
         "version": version,
-        "rows": len(result.rows),
+        "rows": result.lines,
+        "applied_rows": len(result.effective),
+        "skipped_lines": result.skipped_lines,
         "additions": Paged.sliced(listing["additions"], limit, offset),
         "removals": Paged.sliced(listing["removals"], limit, offset),
         "constraint_changes": Paged.sliced(listing["constraint_changes"], limit, offset),
         "errors": Paged.sliced([e.to_dict() for e in result.errors], limit, offset),
         "warnings": Paged.sliced([w.to_dict() for w in result.warnings], limit, offset),
         "effect": effect,
-        "can_apply": not result.errors and bool(result.effective),
+        "can_apply": bool(result.effective),
         "force_required": any(w.force_required for w in result.warnings),
     }
 
@@ -70,9 +74,10 @@ def apply_bulk_file(
     force: bool,
     reason: str,
 ) -> EditResult:
-    """Apply the file to the draft, every row or none, and commit. 409 ``stale_version``
-    when the draft moved since ``version``; 422 ``invalid_rows`` listing every row that
-    blocks it (or saying that no row changes the run); 409 ``would_overfill``
+    """Apply the file's valid lines to the draft and commit; the others are listed
+    (``skipped``, by line). 409 ``stale_version`` when the draft moved since ``version``;
+    422 ``invalid_rows`` when no line changes the run (listing every bad line); 409
+    ``would_overfill``
     (``force_allowed``) when additions exceed a max load or a demand and not ``force``."""
     row = require_draft(session, venue_id, assignment_id, principal)
     if version != row.version:
@@ -96,17 +101,17 @@ def apply_bulk_file(
         force=force,
         expected_version=version,
     )
-    if result.errors or result.applied is None:
+    if result.applied is None:
         session.rollback()
         errors = [e.to_dict() for e in result.errors]
-        words = (
-            f"{len(errors)} row{'s' if len(errors) != 1 else ''} of {source} cannot be applied: "
+        words = f"no line of {source} changes this run" + (
+            f": {len(errors)} line{'s' if len(errors) != 1 else ''} cannot be applied: "
             + "; ".join(
                 f"line {e['line']}: {e['message']}" if e["line"] else e["message"]
                 for e in errors[:5]
             )
             if errors
-            else f"no row of {source} changes this run"
+            else ""
         )
         raise InvalidRequest("invalid_rows", words, errors=errors)
     forced = [w for w in result.warnings if w.force_required]
@@ -122,4 +127,5 @@ def apply_bulk_file(
         )
     applied = result.applied
     session.commit()
-    return edit_result(session, row, applied.edit, applied.effect)
+    done = edit_result(session, row, applied.edit, applied.effect)
+    return replace(done, skipped=[e.to_dict() for e in result.errors])
