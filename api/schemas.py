@@ -241,6 +241,12 @@ class RecordChangeOut(BaseModel):
     reassign: list[dict[str, Any]]
 
 
+class SkippedLineOut(BaseModel):
+    line: int | None
+    field: str | None
+    message: str
+
+
 class UploadResult(BaseModel):
     created: int
     updated: int
@@ -251,6 +257,10 @@ class UploadResult(BaseModel):
     )
     withdrawn: int = Field(
         default=0, description="records a confirmed replacing upload withdrew (withdraw_absent)"
+    )
+    skipped: list[SkippedLineOut] = Field(
+        default_factory=list,
+        description="lines of a bids file left out, each with why; the others applied",
     )
 
 

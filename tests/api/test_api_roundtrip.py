@@ -35,6 +35,7 @@ def test_upload_compute_assign_export(api: Api) -> None:
         "total": 4,
         "no_publications": [],
         "withdrawn": 0,
+        "skipped": [],
     }
     response = api.call("POST", f"/venues/{venue}/submissions", chair, json=SUBMISSIONS)
     assert response.json() == {
@@ -43,6 +44,7 @@ def test_upload_compute_assign_export(api: Api) -> None:
         "total": 4,
         "no_publications": [],
         "withdrawn": 0,
+        "skipped": [],
     }
 
     # re-upload of the same ids updates instead of duplicating
@@ -54,6 +56,7 @@ def test_upload_compute_assign_export(api: Api) -> None:
         "total": 4,
         "no_publications": [],
         "withdrawn": 0,
+        "skipped": [],
     }
     paper = api.call("GET", f"/venues/{venue}/submissions/P1", viewer).json()
     assert paper["title"].endswith("revised")
