@@ -179,6 +179,7 @@ function build(kind) {
   });
   view.host.replaceChildren(table.element);
   view.table = table;
+  table.reload();
 }
 
 /** The records card of the Data tab. */
