@@ -14,8 +14,9 @@
   what does go with it: its conflicts, stored demand or max loads, pool memberships and
   scores.
 
-Every change bumps the corpus version (affinities go stale), is audited and committed
-whole.
+Every change is audited and committed whole; an edit of a scored text (not an email) and a
+delete bump the corpus version (affinities go stale), a withdrawal or restore does not (the
+texts stay; the limits leave the record out).
 """
 
 from __future__ import annotations
@@ -204,9 +205,9 @@ def set_status(
     row = _row(session, venue_id, kind, record_id)
     runs = runs_holding(session, venue_id, kind, record_id)
     if row.status != status:
+        # the texts stay: the scores do not go stale (the limits leave the record out)
         row.status = status
         row.updated_at = utcnow()
-        bump_corpus_version(session, venue_id)
         action = "withdraw" if status == "withdrawn" else "restore"
         audit(
             session,

@@ -7,10 +7,10 @@ persons, that the file does not name: a replacing upload withdraws them when ask
 Persons without publications are flagged (no profile to score them with).
 
 The preview answers a **token**: a hash of the file's bytes, its kind and pool and the
-venue's corpus version. An upload that names a token applies only if it is the previewed
-file on the venue as it was previewed (409 ``preview_stale`` otherwise: another upload or
-edit came in between, or another file was sent), so what the chair confirmed is what
-applies.
+state of the venue's records of that kind (:func:`records_version`). An upload that names
+a token applies only if it is the previewed file on the venue as it was previewed (409
+``preview_stale`` otherwise: another upload, edit or withdrawal came in between, or another
+file was sent), so what the chair confirmed is what applies.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import StateConflict
@@ -55,8 +55,16 @@ def content_digest(*parts: bytes | None) -> str:
     return digest.hexdigest()
 
 
-def preview_token(kind: str, pool: str, digest: str, version: int) -> str:
+def preview_token(kind: str, pool: str, digest: str, version: str) -> str:
     return hashlib.sha256(f"{kind}\0{pool}\0{digest}\0{version}".encode()).hexdigest()[:32]
+
+
+def records_version(session: Session, venue_id: str, kind: str) -> str:
+    """What changes whenever the venue's records of ``kind`` do: the corpus version (texts)
+    and the latest change of a record (an edit, a withdrawal, a restore)."""
+    model: Any = ReviewerRow if kind == "reviewers" else SubmissionRow
+    latest = session.scalar(select(func.max(model.updated_at)).where(model.venue_id == venue_id))
+    return f"{corpus_version(session, venue_id)}:{latest}"
 
 
 @dataclass
@@ -125,7 +133,7 @@ def diff_rows(
     no_publications = (
         sorted(str(r["id"]) for r in rows if not r["publications"]) if kind == "reviewers" else []
     )
-    version = corpus_version(session, venue_id)
+    version = records_version(session, venue_id, kind)
     return UploadDiff(
         kind=kind,
         pool=pool,
@@ -148,7 +156,7 @@ def check_confirmed(
 ) -> None:
     """409 ``preview_stale`` unless ``token`` is the preview of this file on the venue as
     it is now."""
-    expected = preview_token(kind, pool or "", digest, corpus_version(session, venue_id))
+    expected = preview_token(kind, pool or "", digest, records_version(session, venue_id, kind))
     if token != expected:
         raise StateConflict(
             "preview_stale",

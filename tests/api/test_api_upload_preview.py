@@ -147,3 +147,21 @@ def test_a_persons_preview_counts_within_the_pool(api: Api) -> None:
     )
     fewer = api.call("POST", f"{path}/preview", chair, files=_file("r.json", REVIEWERS[:3])).json()
     assert fewer["removed_ids"] == ["Lena_Language1"]
+
+
+def test_a_withdrawal_after_the_preview_makes_it_stale(api: Api) -> None:
+    venue, chair, _viewer = api.new_venue()
+    base = f"/venues/{venue}/submissions/upload"
+    assert api.call("POST", base, chair, files=_file("s.json", SUBMISSIONS)).is_success
+    token = api.call("POST", f"{base}/preview", chair, files=_file("s.json", SUBMISSIONS[:3]))
+    assert token.json()["removed_ids"] == ["P4"]
+    withdrawn = api.call("POST", f"/venues/{venue}/submissions/P1/withdraw", chair, json={})
+    assert withdrawn.is_success
+    stale = api.call(
+        "POST",
+        base,
+        chair,
+        params={"preview": token.json()["token"], "withdraw_absent": "true"},
+        files=_file("s.json", SUBMISSIONS[:3]),
+    )
+    assert stale.status_code == 409 and stale.json()["code"] == "preview_stale"
