@@ -435,6 +435,9 @@ class AssignedPairOut(BaseModel):
     reviewer_name: str = ""
     score: float
     pinned: bool
+    withdrawn: Literal["paper", "reviewer"] | None = Field(
+        default=None, description="the paper or the reviewer is withdrawn: the pair is to go"
+    )
 
 
 class PairIn(BaseModel):

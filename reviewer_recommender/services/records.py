@@ -324,3 +324,22 @@ def withdrawn_ids(
     if pool is not None and kind == "reviewers":
         query = query.where(model.id.in_(pool_members(venue_id, pool)))
     return sorted(str(i) for i in session.scalars(query))
+
+
+def withdrawn_among(session: Session, venue_id: str, kind: Kind, ids: list[str]) -> set[str]:
+    """Which of ``ids`` (a page's worth) are withdrawn papers or persons."""
+    model: Any = SubmissionRow if kind == "papers" else ReviewerRow
+    wanted = sorted(set(ids))
+    found: set[str] = set()
+    for start in range(0, len(wanted), 500):
+        found.update(
+            str(i)
+            for i in session.scalars(
+                select(model.id).where(
+                    model.venue_id == venue_id,
+                    model.status == "withdrawn",
+                    model.id.in_(wanted[start : start + 500]),
+                )
+            )
+        )
+    return found

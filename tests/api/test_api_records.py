@@ -18,6 +18,14 @@ def _pairs(api: Api, venue: str, chair: str, run: int) -> set[tuple[str, str]]:
     return {(p["paper_id"], p["reviewer_id"]) for p in items}
 
 
+def _pair_rows(api: Api, venue: str, chair: str, run: int) -> list[dict[str, Any]]:
+    response = api.call(
+        "GET", f"/venues/{venue}/assignments/{run}/pairs", chair, params={"limit": 1000}
+    )
+    assert response.status_code == 200, response.text
+    return list(response.json()["items"])
+
+
 def _audit(api: Api, venue: str, chair: str) -> list[dict[str, Any]]:
     response = api.call("GET", f"/venues/{venue}/audit", chair, params={"limit": 200})
     assert response.status_code == 200, response.text
@@ -97,6 +105,12 @@ def test_a_withdrawn_paper_leaves_the_demand_and_its_draft_pairs_break_it(api: A
     assert all(p == "P3" for p, _ in body["runs"][0]["pairs"])
     # the draft's pairs of it now break its demand (0): named by the checks
     check = api.call("GET", f"/venues/{venue}/assignments/{draft}/check", chair).json()
+    marked = {
+        (p["paper_id"], p["withdrawn"])
+        for p in _pair_rows(api, venue, chair, draft)
+        if p["withdrawn"]
+    }
+    assert marked and marked == {("P3", "paper")}
     named = [v for v in check["violations"] if v.get("paper_id") == "P3"]
     assert named and named[0]["detail"].startswith("withdrawn: its pairs are to be removed")
     # a new solve assigns it nobody; restored, it is assigned again
