@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -122,7 +123,7 @@ def main() -> None:
             figures: list[tuple[str, float]] = []
             baseline = timed(lambda: client.get(base), r)
             figures.append(("GET venue (baseline)", baseline))
-            pages = [
+            pages: list[tuple[str, str, dict[str, Any]]] = [
                 ("page of 25 submissions", f"{base}/submissions", {"limit": 25, "offset": 5000}),
                 ("... filtered by text", f"{base}/submissions", {"limit": 25, "q": "paper 99"}),
                 ("... withdrawn only", f"{base}/submissions", {"limit": 25, "status": "withdrawn"}),
@@ -130,7 +131,7 @@ def main() -> None:
                 ("... filtered by text", f"{base}/reviewers", {"limit": 25, "q": "reviewer 12"}),
             ]
             for label, path, params in pages:
-                figures.append((label, timed(lambda p=path, q=params: client.get(p, params=q), r)))
+                figures.append((label, timed(partial(client.get, path, params=params), r)))
             files = {
                 "submissions": json.dumps(
                     dict((s["id"], s) for s in submissions(n, n // 100, n // 200, n // 500))
@@ -141,7 +142,7 @@ def main() -> None:
                 path = f"{base}/{kind}/upload/preview"
                 upload = {"file": (f"{kind}.json", content, "application/json")}
                 label = f"upload diff of {n:,} {kind} ({len(content) / 1e6:.1f} MB)"
-                figures.append((label, timed(lambda p=path, f=upload: client.post(p, files=f), r)))
+                figures.append((label, timed(partial(client.post, path, files=upload), r)))
             diff = client.post(
                 f"{base}/submissions/upload/preview",
                 files={"file": ("submissions.json", files["submissions"], "application/json")},
