@@ -81,6 +81,7 @@ def test_edit_changes_fields_and_search_keys_audited_and_refuses_bad_input(api: 
     entries = [e for e in _audit(api, venue, chair) if e["action"].endswith(".edit")]
     assert {e["action"] for e in entries} == {"reviewer.edit", "submission.edit"}
     edit = next(e for e in entries if e["action"] == "reviewer.edit")
+    assert edit["summary"] == "edited reviewer Grace_Graph1 (Grace Hopper): affiliation, name"
     assert edit["detail"]["fields"] == ["affiliation", "name"]
     assert edit["detail"]["before"]["name"] == "Grace Graph"
     # a field of the other kind, an empty title, a control character, an unknown id
