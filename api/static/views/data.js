@@ -21,14 +21,18 @@ function stat(label, value) {
 /** Count the venue's reviewers and submissions (one small page each). */
 export async function refreshCounts() {
   const venue = state.venue;
-  const [reviewers, submissions] = await Promise.all([
+  const [reviewers, submissions, gonePersons, gonePapers] = await Promise.all([
     state.api.page(EP.reviewers(venue), { limit: 1 }),
     state.api.page(EP.submissions(venue), { limit: 1 }),
+    state.api.page(EP.reviewers(venue), { limit: 1, status: "withdrawn" }),
+    state.api.page(EP.submissions(venue), { limit: 1, status: "withdrawn" }),
   ]);
   if (venue !== state.venue) return;
   setCounts({ reviewers: reviewers.total, submissions: submissions.total });
+  const withdrawn = (count) => (count ? ` (${count} withdrawn)` : "");
   fill($("#data-summary"),
-    stat("reviewers", reviewers.total), stat("submissions", submissions.total),
+    stat(`reviewers${withdrawn(gonePersons.total)}`, reviewers.total),
+    stat(`submissions${withdrawn(gonePapers.total)}`, submissions.total),
     stat("assignment runs", state.runs.length));
   emit("counts", state.counts);
 }
@@ -65,7 +69,8 @@ function diffView(kind, file, diff, result) {
     diff.no_publications.length ? h("p", { "data-testid": "diff-no-publications" },
       `${diff.no_publications.length} without publications (nothing to score them with): ${diff.no_publications.slice(0, 20).join(", ")}`) : null,
     diff.removed ? h("div", { class: "field checkbox" }, withdraw,
-      h("label", { for: withdraw.id }, `Withdraw the ${diff.removed} ${noun} not in the file (their history stays)`)) : null,
+      h("label", { for: withdraw.id }, `Withdraw the ${diff.removed} ${noun} not in the file (their history stays` +
+        `${kind === "reviewers" ? "; a withdrawn person takes no paper in any pool" : ""})`)) : null,
     h("div", { class: "dialog-actions" }, cancel, apply)));
   return new Promise((resolve) => {
     cancel.addEventListener("click", () => { fill(result, h("p", { class: "muted" }, `${file.name} was not applied.`)); resolve(null); });

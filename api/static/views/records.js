@@ -10,6 +10,7 @@ import { canWrite, emit, on, state } from "../core/state.js";
 import { confirmDialog } from "../components/dialog.js";
 import { busy, errorBox, say } from "../components/feedback.js";
 import { PagedTable } from "../components/table.js";
+import { refreshCounts } from "./data.js";
 import { refreshRuns } from "./runs.js";
 
 const KINDS = {
@@ -133,6 +134,7 @@ async function statusDialog(kind, record) {
   say(`${record.id} ${withdrawing ? "withdrawn" : "restored"}.`);
   effectsView(answer, view.effects);
   emit("data", kind);
+  await refreshCounts();
 }
 
 async function deleteDialog(kind, record) {
@@ -146,6 +148,7 @@ async function deleteDialog(kind, record) {
   say(`Deleted ${record.id}.`);
   invalidateNames();
   emit("data", kind);
+  await refreshCounts();
 }
 
 function columns(kind) {
