@@ -284,6 +284,9 @@ class UploadPreviewOut(BaseModel):
     removed_ids: list[str]
     changed_fields: dict[str, int] = Field(description="changed records per field")
     no_publications: list[str]
+    withdrawn_named: list[str] = Field(
+        description="withdrawn records the file names: they stay withdrawn (restore them apart)"
+    )
     token: str = Field(description="confirms this file on the venue as it is (preview=)")
 
 

@@ -166,6 +166,9 @@ def edit_record(
     ]
     if kind == "papers" and "title" in given and not str(given["title"]).strip():
         problems.append("title: must not be empty")
+    email = str(given.get("email") or "")
+    if email and "@" not in email:
+        problems.append(f"email: not an email address: {email!r}")
     if problems:
         raise InvalidRequest("invalid_record", "; ".join(problems))
     before = {name: getattr(row, name) for name in given}

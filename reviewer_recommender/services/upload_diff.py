@@ -83,6 +83,8 @@ class UploadDiff:
     removed_ids: list[str] = field(default_factory=list)
     changed_fields: dict[str, int] = field(default_factory=dict)
     no_publications: list[str] = field(default_factory=list)
+    # records the file names that are withdrawn: they stay withdrawn (restore them apart)
+    withdrawn_named: list[str] = field(default_factory=list)
     token: str = ""
 
 
@@ -116,7 +118,8 @@ def diff_rows(
     model: Any = ReviewerRow if kind == "reviewers" else SubmissionRow
     columns = COMPARED[kind]
     ids = [str(r["id"]) for r in rows]
-    stored = _stored(session, venue_id, model, ids, columns)
+    stored = _stored(session, venue_id, model, ids, (*columns, "status"))
+    withdrawn = sorted(i for i, values in stored.items() if values[-1] == "withdrawn")
     added = [i for i in ids if i not in stored]
     changed: list[str] = []
     fields: dict[str, int] = {}
@@ -124,7 +127,7 @@ def diff_rows(
         before = stored.get(str(row["id"]))
         if before is None:
             continue
-        differing = [c for c, old in zip(columns, before, strict=True) if old != row[c]]
+        differing = [c for c, old in zip(columns, before[:-1], strict=True) if old != row[c]]
         if differing:
             changed.append(str(row["id"]))
             for name in differing:
@@ -147,6 +150,7 @@ def diff_rows(
         removed_ids=removed[:LISTED],
         changed_fields=dict(sorted(fields.items())),
         no_publications=no_publications,
+        withdrawn_named=withdrawn[:LISTED],
         token=preview_token(kind, pool or "", digest, version),
     )
 

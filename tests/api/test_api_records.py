@@ -89,6 +89,7 @@ def test_edit_changes_fields_and_search_keys_audited_and_refuses_bad_input(api: 
     empty = api.call("PATCH", f"/venues/{venue}/submissions/P1", chair, json={"title": ""})
     assert empty.status_code == 422
     assert api.call("PATCH", path, chair, json={"name": "a\x00b"}).status_code == 422
+    assert api.call("PATCH", path, chair, json={"email": "nobody"}).status_code == 422
     missing = api.call("PATCH", f"/venues/{venue}/submissions/P9", chair, json={"title": "x"})
     assert missing.status_code == 404
 

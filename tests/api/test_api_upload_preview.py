@@ -154,7 +154,7 @@ def test_a_withdrawal_after_the_preview_makes_it_stale(api: Api) -> None:
     base = f"/venues/{venue}/submissions/upload"
     assert api.call("POST", base, chair, files=_file("s.json", SUBMISSIONS)).is_success
     token = api.call("POST", f"{base}/preview", chair, files=_file("s.json", SUBMISSIONS[:3]))
-    assert token.json()["removed_ids"] == ["P4"]
+    assert token.json()["removed_ids"] == ["P4"] and token.json()["withdrawn_named"] == []
     withdrawn = api.call("POST", f"/venues/{venue}/submissions/P1/withdraw", chair, json={})
     assert withdrawn.is_success
     stale = api.call(
@@ -165,3 +165,5 @@ def test_a_withdrawal_after_the_preview_makes_it_stale(api: Api) -> None:
         files=_file("s.json", SUBMISSIONS[:3]),
     )
     assert stale.status_code == 409 and stale.json()["code"] == "preview_stale"
+    again = api.call("POST", f"{base}/preview", chair, files=_file("s.json", SUBMISSIONS[:3]))
+    assert again.json()["withdrawn_named"] == ["P1"] and again.json()["unchanged"] == 3

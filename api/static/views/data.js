@@ -68,6 +68,9 @@ function diffView(kind, file, diff, result) {
     idList("Not in the file", diff.removed_ids, diff.removed, "diff-removed"),
     diff.no_publications.length ? h("p", { "data-testid": "diff-no-publications" },
       `${diff.no_publications.length} without publications (nothing to score them with): ${diff.no_publications.slice(0, 20).join(", ")}`) : null,
+    diff.withdrawn_named.length ? h("p", { "data-testid": "diff-withdrawn-named" },
+      `${diff.withdrawn_named.length} withdrawn ${noun} in the file stay withdrawn (restore them under Records): ` +
+      diff.withdrawn_named.slice(0, 20).join(", ")) : null,
     diff.removed ? h("div", { class: "field checkbox" }, withdraw,
       h("label", { for: withdraw.id }, `Withdraw the ${diff.removed} ${noun} not in the file (their history stays` +
         `${kind === "reviewers" ? "; a withdrawn person takes no paper in any pool" : ""})`)) : null,
@@ -108,7 +111,8 @@ async function uploadFile(kind, file, result) {
     fill(result, h("p", { class: "muted" }, `Comparing ${file.name} with the venue…`));
     const diff = await previewUpload(kind, file, pooled);
     // a first upload only adds: nothing to confirm
-    const confirmed = diff.changed || diff.removed ? await diffView(kind, file, diff, result) : { preview: diff.token };
+    const confirmed = diff.changed || diff.removed || diff.withdrawn_named.length
+      ? await diffView(kind, file, diff, result) : { preview: diff.token };
     if (!confirmed) return;
     query = { ...pooled, ...Object.fromEntries(Object.entries(confirmed).filter(([, v]) => v !== undefined)) };
   }
