@@ -42,7 +42,6 @@ from reviewer_recommender.storage.models import (
     ReviewerRow,
     SubmissionRow,
 )
-from reviewer_recommender.storage.names import lookup
 
 ACTIONS = {
     "add": "assign",
@@ -464,44 +463,3 @@ def run(
     }
     warnings += _overfill(applied.effect, effective)
     return BulkResult(lines, rows, effective, errors, warnings, applied)
-
-
-def row_listing(
-    session: Session, row: AssignmentRow, result: BulkResult
-) -> dict[str, list[dict[str, Any]]]:
-    """The effective rows as additions, removals and constraint changes, named and scored."""
-    changes = result.applied.edit.changes if result.applied is not None else {}
-    scores = {
-        (p, r): s
-        for key in ("pairs_added", "pairs_removed")
-        for p, r, s, _pinned in changes.get(key, [])
-    }
-    names = lookup(
-        session,
-        row.venue_id,
-        [r.paper_id for r in result.effective],
-        [r.reviewer_id for r in result.effective],
-    )
-    listing: dict[str, list[dict[str, Any]]] = {
-        "additions": [],
-        "removals": [],
-        "constraint_changes": [],
-    }
-    for item in result.effective:
-        pair = (item.paper_id, item.reviewer_id)
-        out = {
-            "line": item.line,
-            "action": item.written,
-            "paper_id": item.paper_id,
-            "paper_title": names.title(item.paper_id),
-            "reviewer_id": item.reviewer_id,
-            "reviewer_name": names.name(item.reviewer_id),
-            "score": scores.get(pair),
-        }
-        if item.action in ADDING and pair in scores:
-            listing["additions"].append(out)
-        elif item.action in ("remove", "forbid") and pair in scores:
-            listing["removals"].append(out)
-        if item.action in ("pin", "unpin", "forbid", "unforbid"):
-            listing["constraint_changes"].append(out)
-    return listing

@@ -17,6 +17,8 @@ from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.ids import text_problem
 from reviewer_recommender.services.runs import require_draft
 from reviewer_recommender.services.tokens import Principal
+from reviewer_recommender.storage.models import AssignmentRow
+from reviewer_recommender.storage.names import lookup
 from reviewer_recommender.storage.repository import Paged
 
 
@@ -39,7 +41,7 @@ def preview_bulk_file(
     version = row.version
     try:
         result = bulk.run(explainers, session, row, content, source, principal.name, listed=limit)
-        listing = bulk.row_listing(session, row, result)
+        listing = row_listing(session, row, result)
         effect = result.applied.effect if result.applied is not None else None
     finally:
         session.rollback()
@@ -129,3 +131,44 @@ def apply_bulk_file(
     session.commit()
     done = edit_result(session, row, applied.edit, applied.effect)
     return replace(done, skipped=[e.to_dict() for e in result.errors])
+
+
+def row_listing(
+    session: Session, row: AssignmentRow, result: bulk.BulkResult
+) -> dict[str, list[dict[str, Any]]]:
+    """The effective rows as additions, removals and constraint changes, named and scored."""
+    changes = result.applied.edit.changes if result.applied is not None else {}
+    scores = {
+        (p, r): s
+        for key in ("pairs_added", "pairs_removed")
+        for p, r, s, _pinned in changes.get(key, [])
+    }
+    names = lookup(
+        session,
+        row.venue_id,
+        [r.paper_id for r in result.effective],
+        [r.reviewer_id for r in result.effective],
+    )
+    listing: dict[str, list[dict[str, Any]]] = {
+        "additions": [],
+        "removals": [],
+        "constraint_changes": [],
+    }
+    for item in result.effective:
+        pair = (item.paper_id, item.reviewer_id)
+        out = {
+            "line": item.line,
+            "action": item.written,
+            "paper_id": item.paper_id,
+            "paper_title": names.title(item.paper_id),
+            "reviewer_id": item.reviewer_id,
+            "reviewer_name": names.name(item.reviewer_id),
+            "score": scores.get(pair),
+        }
+        if item.action in bulk.ADDING and pair in scores:
+            listing["additions"].append(out)
+        elif item.action in ("remove", "forbid") and pair in scores:
+            listing["removals"].append(out)
+        if item.action in ("pin", "unpin", "forbid", "unforbid"):
+            listing["constraint_changes"].append(out)
+    return listing
