@@ -39,7 +39,7 @@ def test_records_list_withdraw_and_upload_diff(
 
     # filter by id, withdraw it: the live run's re-assignment is offered, and made
     paper = "iclr2026-000-01"
-    records.get_by_label("Filter").fill(paper)
+    records.get_by_label("Filter records").fill(paper)
     expect(table.locator("tbody tr")).to_have_count(1)
     records.get_by_role("button", name=f"Withdraw {paper}").click()
     withdraw = dialog(page, f"Withdraw {paper}")
@@ -56,8 +56,8 @@ def test_records_list_withdraw_and_upload_diff(
     assert newest["state"] == "draft" and newest["id"] != run
     pairs = api_get(live_server, f"/venues/{venue_id}/assignments/{newest['id']}/pairs", limit=1000)
     assert not any(p["paper_id"] == paper for p in pairs["items"])
-    records.get_by_label("Status").select_option("withdrawn")
-    records.get_by_label("Filter").fill("")
+    records.get_by_label("Record status").select_option("withdrawn")
+    records.get_by_label("Filter records").fill("")
     expect(table.locator("tbody tr")).to_have_count(1)
 
     # a replacing upload: its diff first, applied only on confirm

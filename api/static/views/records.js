@@ -202,9 +202,9 @@ export function setupRecords(container) {
   container.append(h("section", { class: "card", "aria-labelledby": "records-title", "data-testid": "records" },
     h("h3", { id: "records-title" }, "Records"),
     h("div", { class: "inline-form" },
-      h("div", { class: "field" }, h("label", { for: "records-kind" }, "Show"), kind),
-      h("div", { class: "field" }, h("label", { for: "records-filter" }, "Filter"), text),
-      h("div", { class: "field" }, h("label", { for: "records-status" }, "Status"), status)),
+      h("div", { class: "field" }, h("label", { for: "records-kind" }, "Records to list"), kind),
+      h("div", { class: "field" }, h("label", { for: "records-filter" }, "Filter records"), text),
+      h("div", { class: "field" }, h("label", { for: "records-status" }, "Record status"), status)),
     effects, host));
   on("venue", () => { effects.replaceChildren(); build(kind.value); });
   on("pool", () => { if (kind.value === "reviewers") build(kind.value); });
