@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import Path, Query
 from pydantic import AfterValidator, BeforeValidator
@@ -55,6 +55,10 @@ TextQuery = Annotated[
     str | None,
     Query(max_length=300),
     AfterValidator(lambda value: None if value is None else check_text(value)),
+]
+StatusQuery = Annotated[
+    Literal["active", "withdrawn"] | None,
+    Query(description="only records of this status: active or withdrawn"),
 ]
 ReviewerIdQuery = Annotated[
     str | None,

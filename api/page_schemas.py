@@ -199,6 +199,9 @@ class EditResultOut(BaseModel):
     edit: EditOut
     effect: EditEffectOut
     assignment: AssignmentOut
+    skipped: list[BulkProblemOut] = Field(
+        default_factory=list, description="a bulk file's lines that did not apply, with why"
+    )
 
 
 class UndoIn(BaseModel):
@@ -259,13 +262,17 @@ class BulkPreviewOut(BaseModel):
     """What applying a bulk change file would do, row by row."""
 
     version: int = Field(description="the run's version this preview is for (send it to apply)")
-    rows: int
+    rows: int = Field(description="the file's change lines (blank lines and header left out)")
+    applied_rows: int = Field(description="the lines that would apply")
+    skipped_lines: int = Field(description="the lines that would be skipped (``errors``)")
     additions: Page[BulkRowOut]
     removals: Page[BulkRowOut]
     constraint_changes: Page[BulkRowOut] = Field(description="pin, unpin, forbid, unforbid rows")
-    errors: Page[BulkProblemOut] = Field(description="rows that block applying")
+    errors: Page[BulkProblemOut] = Field(
+        description="lines skipped, each with why: the others apply (HotCRP style)"
+    )
     warnings: Page[BulkWarningOut]
-    effect: EditEffectOut | None = Field(description="null while there are errors")
+    effect: EditEffectOut | None = Field(description="null when no line changes the run")
     can_apply: bool
     force_required: bool
 

@@ -174,7 +174,13 @@ class ReviewerOut(BaseModel):
     affiliation: str
     attributes: dict[str, str]
     n_publications: int
+    no_publications: bool = Field(
+        default=False, description="flagged: no publications, so no profile to score against"
+    )
     pools: list[str] = Field(default_factory=list, description="the pools the person belongs to")
+    status: Literal["active", "withdrawn"] = Field(
+        default="active", description="withdrawn: kept with its history, takes no paper"
+    )
 
 
 class SubmissionOut(BaseModel):
@@ -187,12 +193,101 @@ class SubmissionOut(BaseModel):
     author_emails: list[str]
     author_ids: list[str]
     author_affiliations: list[str]
+    status: Literal["active", "withdrawn"] = Field(
+        default="active", description="withdrawn: kept with its history, needs nobody"
+    )
+
+
+class ReviewerEditIn(BaseModel):
+    """The fields of a person to change (absent: kept)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: SafeText | None = Field(default=None, max_length=300)
+    email: SafeText | None = Field(default=None, max_length=300)
+    affiliation: SafeText | None = Field(default=None, max_length=500)
+
+
+class SubmissionEditIn(BaseModel):
+    """The fields of a submission to change (absent: kept)."""
+
+    model_config = ConfigDict(extra="forbid")
+    title: SafeText | None = Field(default=None, min_length=1, max_length=1000)
+    abstract: SafeText | None = Field(default=None, max_length=50000)
+
+
+class WithdrawIn(BaseModel):
+    reason: SafeText = Field(default="", max_length=1000)
+
+
+class RunPairsOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    assignment_id: int
+    number: int | None
+    state: str
+    pool: str
+    pairs: list[tuple[str, str]] = Field(description="[paper_id, reviewer_id] of the record")
+
+
+class RecordChangeOut(BaseModel):
+    """A record's status after a withdraw or restore, the draft and live runs holding its
+    pairs, and per live run the body of an emergency re-assignment without it
+    (``POST /venues/{venue_id}/assignments/live/reassign``)."""
+
+    model_config = ConfigDict(from_attributes=True)
+    kind: Literal["papers", "reviewers"]
+    id: str
+    status: Literal["active", "withdrawn"]
+    runs: list[RunPairsOut]
+    reassign: list[dict[str, Any]]
+
+
+class SkippedLineOut(BaseModel):
+    line: int | None
+    field: str | None
+    message: str
 
 
 class UploadResult(BaseModel):
     created: int
     updated: int
     total: int = Field(description="items of this kind now in the venue")
+    no_publications: list[str] = Field(
+        default_factory=list,
+        description="persons of the upload without publications: flagged, nothing to score",
+    )
+    withdrawn: int = Field(
+        default=0, description="records a confirmed replacing upload withdrew (withdraw_absent)"
+    )
+    skipped: list[SkippedLineOut] = Field(
+        default_factory=list,
+        description="lines of a bids file left out, each with why; the others applied",
+    )
+
+
+class UploadPreviewOut(BaseModel):
+    """What a reviewers or submissions upload would change; ``*_ids`` list the first 100
+    of each group, the counts count all."""
+
+    model_config = ConfigDict(from_attributes=True)
+    kind: Literal["reviewers", "submissions"]
+    pool: str | None
+    rows: int = Field(description="records in the file")
+    added: int
+    changed: int
+    unchanged: int
+    removed: int = Field(
+        description="active records (of the pool) the file leaves out: withdrawn when the "
+        "upload is confirmed with withdraw_absent"
+    )
+    added_ids: list[str]
+    changed_ids: list[str]
+    removed_ids: list[str]
+    changed_fields: dict[str, int] = Field(description="changed records per field")
+    no_publications: list[str]
+    withdrawn_named: list[str] = Field(
+        description="withdrawn records the file names: they stay withdrawn (restore them apart)"
+    )
+    token: str = Field(description="confirms this file on the venue as it is (preview=)")
 
 
 class LogEntryOut(BaseModel):
@@ -343,6 +438,9 @@ class AssignedPairOut(BaseModel):
     reviewer_name: str = ""
     score: float
     pinned: bool
+    withdrawn: Literal["paper", "reviewer"] | None = Field(
+        default=None, description="the paper or the reviewer is withdrawn: the pair is to go"
+    )
 
 
 class PairIn(BaseModel):

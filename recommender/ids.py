@@ -23,6 +23,7 @@ ids and emails): one policy, applied where ids are read. An id is refused, never
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
@@ -82,9 +83,16 @@ def _invisible(character: str) -> bool:
     return any(low <= code <= high for low, high in _IGNORABLE_RANGES)
 
 
+# ASCII's only characters an id may not hold: its control characters (line breaks among
+# them); no ASCII character is invisible, ignorable or an odd space
+_ASCII_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
 def _offending(value: str) -> tuple[str, str] | None:
     """(what kind of character, the character) of the first character of ``value`` that no
     id may hold, or None."""
+    if value.isascii() and _ASCII_CONTROL.search(value) is None:
+        return None
     for character in value:
         category = unicodedata.category(character)
         if character in _LINE_BREAKS or category in ("Zl", "Zp"):
@@ -178,6 +186,8 @@ def _prototypes() -> dict[int, str]:
 def skeleton(value: str) -> str:
     """The UTS #39 skeleton of ``value``: NFD, default-ignorable characters dropped, each
     character replaced by its prototype, NFD again."""
+    if value.isascii():  # NFD leaves it as it is, and no ASCII character is ignorable
+        return unicodedata.normalize("NFD", value.translate(_prototypes()))
     decomposed = unicodedata.normalize("NFD", value)
     visible = "".join(c for c in decomposed if not _invisible(c))
     return unicodedata.normalize("NFD", visible.translate(_prototypes()))

@@ -38,9 +38,10 @@ def preview_bulk(
     offset: Offset = 0,
 ) -> dict[str, Any]:
     """What a bulk change file would do to this draft, row by row: additions and removals
-    (with scores and names), pin and forbid changes, every row that blocks applying
-    (``errors``, with its line) and the warnings (limits that need ``force``, papers left
-    below demand, rows without effect), and the effect on the run. Nothing changes;
+    (with scores and names), pin and forbid changes, every line that would be skipped
+    (``errors``, with its line and why; the others apply) and the warnings (limits that
+    need ``force``, papers left below demand, rows without effect), and the effect on the
+    run. Nothing changes;
     ``limit``/``offset`` page every list."""
     name = upload_name(file, "changes.csv")
     content = upload_bytes(file, settings, name)
@@ -72,9 +73,10 @@ def apply_bulk(
     force: Annotated[bool, Form(description="apply additions over limits")] = False,
     reason: Annotated[str, Form(max_length=1000)] = "",
 ) -> EditResult:
-    """Apply a bulk change file to this draft, all rows or none: one version bump, one
-    history entry (one undo reverts it), one audit entry. 422 ``invalid_rows`` lists every
-    row that blocks it (with its line); 409 ``would_overfill`` (``force_allowed``) when
+    """Apply a bulk change file's valid lines to this draft, HotCRP style: one version
+    bump, one history entry (one undo reverts it), one audit entry; the other lines are
+    listed in ``skipped`` with their line and why. 422 ``invalid_rows`` when no line
+    changes the run (listing every bad line); 409 ``would_overfill`` (``force_allowed``) when
     additions exceed a max load or a demand and ``force`` is false; 409 ``stale_version``
     when the run moved since ``version``."""
     name = upload_name(file, "changes.csv")

@@ -10,12 +10,20 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, File, UploadFile
+from fastapi import APIRouter, File, Query, UploadFile
 
 from api.auth import Reader, Writer
 from api.dependencies import Limit, Offset, SessionDep, SettingsDep
-from api.ids import OptionalPoolQuery, PaperIdPath, PoolQuery, ReviewerIdPath, VenueIdPath
-from api.schemas import Page, ReviewerOut, SubmissionOut, UploadResult
+from api.ids import (
+    OptionalPoolQuery,
+    PaperIdPath,
+    PoolQuery,
+    ReviewerIdPath,
+    StatusQuery,
+    TextQuery,
+    VenueIdPath,
+)
+from api.schemas import Page, ReviewerOut, SubmissionOut, UploadPreviewOut, UploadResult
 from api.uploads import (
     CollectionPaused,
     RawBody,
@@ -24,15 +32,17 @@ from api.uploads import (
     upload_bytes,
     upload_name,
 )
-from recommender.corpus import Submission
+from recommender.corpus import Reviewer, Submission
 from recommender.io import (
     parse_reviewers_upload,
     parse_submissions_upload,
 )
 from reviewer_recommender.services import corpus
-from reviewer_recommender.services.corpus import ReviewerRecord
+from reviewer_recommender.services.corpus import ReviewerRecord, SubmissionRecord
 from reviewer_recommender.services.pair_uploads import store_bids, store_pair_constraints
 from reviewer_recommender.services.results import UploadCounts
+from reviewer_recommender.services.upload_diff import UploadDiff, content_digest
+from reviewer_recommender.settings import Settings
 from reviewer_recommender.storage.repository import Paged
 
 router = APIRouter(tags=["corpus"])
@@ -51,24 +61,38 @@ SUBMISSIONS_EXAMPLE = [
 ]
 
 
-@router.post("/venues/{venue_id}/reviewers/upload", response_model=UploadResult)
-def upload_reviewers(
-    venue_id: VenueIdPath,
-    settings: SettingsDep,
-    principal: Writer,
-    session: SessionDep,
-    _gc: CollectionPaused,
-    file: Annotated[
-        UploadFile,
-        File(description="reviewers .csv/.json/.jsonl, a ~id.jsonl archive or a .zip of them"),
-    ],
-    publications: Annotated[
-        UploadFile | None, File(description="publications.csv (with reviewers.csv)")
-    ] = None,
-    pool: PoolQuery = "reviewers",
-) -> UploadCounts:
-    """Upload persons from a file into a pool (reviewers by default; a person may be in
-    several); 422 lists every bad row, nothing is stored then."""
+ReviewersFile = Annotated[
+    UploadFile,
+    File(description="reviewers .csv/.json/.jsonl, a ~id.jsonl archive or a .zip of them"),
+]
+PublicationsFile = Annotated[
+    UploadFile | None, File(description="publications.csv (with reviewers.csv)")
+]
+SubmissionsFile = Annotated[
+    UploadFile, File(description="submissions .json (OpenReview), .jsonl or .csv")
+]
+PreviewQuery = Annotated[
+    str | None,
+    Query(
+        max_length=64,
+        pattern="^[0-9a-f]+$",
+        description="the token of the preview the chair confirmed: applies only if this is "
+        "the previewed file on the venue as previewed (409 preview_stale otherwise)",
+    ),
+]
+WithdrawAbsentQuery = Annotated[
+    bool,
+    Query(
+        description="replace: withdraw the active records (of the pool) the file leaves "
+        "out; needs a preview token"
+    ),
+]
+
+
+def _reviewers_file(
+    settings: Settings, file: UploadFile, publications: UploadFile | None
+) -> tuple[str, tuple[Reviewer, ...], str]:
+    """The upload's name, its parsed persons and its content digest."""
     content = upload_bytes(file, settings, "reviewers")
     pubs = None
     if publications is not None:
@@ -78,7 +102,55 @@ def upload_reviewers(
         )
     name = upload_name(file, "reviewers")
     reviewers = parse_reviewers_upload(name, content, pubs, archive_limits=archive_limits(settings))
-    return corpus.store_reviewers(session, venue_id, principal.name, reviewers, name, pool)
+    return name, reviewers, content_digest(content, pubs[1] if pubs else None)
+
+
+def _submissions_file(
+    settings: Settings, file: UploadFile
+) -> tuple[str, tuple[Submission, ...], str]:
+    name = upload_name(file, "submissions")
+    content = upload_bytes(file, settings, name)
+    return name, parse_submissions_upload(name, content), content_digest(content)
+
+
+@router.post("/venues/{venue_id}/reviewers/upload", response_model=UploadResult)
+def upload_reviewers(
+    venue_id: VenueIdPath,
+    settings: SettingsDep,
+    principal: Writer,
+    session: SessionDep,
+    _gc: CollectionPaused,
+    file: ReviewersFile,
+    publications: PublicationsFile = None,
+    pool: PoolQuery = "reviewers",
+    preview: PreviewQuery = None,
+    withdraw_absent: WithdrawAbsentQuery = False,
+) -> UploadCounts:
+    """Upload persons from a file into a pool (reviewers by default; a person may be in
+    several); 422 lists every bad row, or says the file looks like submissions; nothing is
+    stored then. ``no_publications`` flags the persons without publications."""
+    name, reviewers, digest = _reviewers_file(settings, file, publications)
+    confirm = corpus.Confirm(preview, digest, withdraw_absent)
+    return corpus.store_reviewers(session, venue_id, principal.name, reviewers, name, pool, confirm)
+
+
+@router.post("/venues/{venue_id}/reviewers/upload/preview", response_model=UploadPreviewOut)
+def preview_reviewers(
+    venue_id: VenueIdPath,
+    settings: SettingsDep,
+    principal: Writer,
+    session: SessionDep,
+    _gc: CollectionPaused,
+    file: ReviewersFile,
+    publications: PublicationsFile = None,
+    pool: PoolQuery = "reviewers",
+) -> UploadDiff:
+    """What uploading this file into the pool would change, before anything is stored:
+    added, changed and unchanged ids, and the pool's active persons it leaves out
+    (``removed``), counted and listed; persons without publications; the ``token`` that
+    confirms exactly this file (``preview`` on the upload)."""
+    name, reviewers, digest = _reviewers_file(settings, file, publications)
+    return corpus.preview_reviewers(session, venue_id, reviewers, name, pool, digest)
 
 
 @router.post(
@@ -109,13 +181,31 @@ def upload_submissions(
     principal: Writer,
     session: SessionDep,
     _gc: CollectionPaused,
-    file: Annotated[UploadFile, File(description="submissions .json (OpenReview), .jsonl or .csv")],
+    file: SubmissionsFile,
+    preview: PreviewQuery = None,
+    withdraw_absent: WithdrawAbsentQuery = False,
 ) -> UploadCounts:
-    """Upload submissions from a file; 422 lists every bad row, nothing is stored then."""
-    name = upload_name(file, "submissions")
-    content = upload_bytes(file, settings, name)
-    submissions = parse_submissions_upload(name, content)
-    return corpus.store_submissions(session, venue_id, principal.name, submissions, name)
+    """Upload submissions from a file; 422 lists every bad row, or says the file looks
+    like reviewers; nothing is stored then."""
+    name, submissions, digest = _submissions_file(settings, file)
+    confirm = corpus.Confirm(preview, digest, withdraw_absent)
+    return corpus.store_submissions(session, venue_id, principal.name, submissions, name, confirm)
+
+
+@router.post("/venues/{venue_id}/submissions/upload/preview", response_model=UploadPreviewOut)
+def preview_submissions(
+    venue_id: VenueIdPath,
+    settings: SettingsDep,
+    principal: Writer,
+    session: SessionDep,
+    _gc: CollectionPaused,
+    file: SubmissionsFile,
+) -> UploadDiff:
+    """What uploading this file would change, before anything is stored: added, changed
+    and unchanged ids, and the active submissions it leaves out (``removed``), counted and
+    listed; the ``token`` that confirms exactly this file (``preview`` on the upload)."""
+    name, submissions, digest = _submissions_file(settings, file)
+    return corpus.preview_submissions(session, venue_id, submissions, name, digest)
 
 
 @router.post(
@@ -182,9 +272,13 @@ def list_reviewers(
     limit: Limit = 100,
     offset: Offset = 0,
     pool: OptionalPoolQuery = None,
+    q: TextQuery = None,
+    status: StatusQuery = None,
 ) -> Paged[ReviewerRecord]:
-    """The venue's persons by id, each with their pools (of one pool with ``pool``)."""
-    return corpus.list_reviewers(session, venue_id, limit, offset, pool)
+    """The venue's persons by id, each with their pools and status (of one pool with
+    ``pool``; whose id or name contains ``q``; of one ``status``). ``no_publications``
+    flags those without a profile to score."""
+    return corpus.list_reviewers(session, venue_id, limit, offset, pool, q, status)
 
 
 @router.get("/venues/{venue_id}/reviewers/{reviewer_id}", response_model=ReviewerOut)
@@ -201,12 +295,16 @@ def list_submissions(
     session: SessionDep,
     limit: Limit = 100,
     offset: Offset = 0,
-) -> Paged[Submission]:
-    return corpus.list_submissions(session, venue_id, limit, offset)
+    q: TextQuery = None,
+    status: StatusQuery = None,
+) -> Paged[SubmissionRecord]:
+    """The venue's submissions by id, with their status (whose id or title contains ``q``;
+    of one ``status``)."""
+    return corpus.list_submissions(session, venue_id, limit, offset, q, status)
 
 
 @router.get("/venues/{venue_id}/submissions/{paper_id}", response_model=SubmissionOut)
 def get_submission(
     venue_id: VenueIdPath, paper_id: PaperIdPath, principal: Reader, session: SessionDep
-) -> Submission:
+) -> SubmissionRecord:
     return corpus.get_submission(session, venue_id, paper_id)

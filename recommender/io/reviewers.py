@@ -49,6 +49,7 @@ from recommender.io.archives import (
     ArchiveLimits,
     read_zip_members,
 )
+from recommender.io.kinds import refuse_other_kind
 from recommender.names import name_from_profile_id, profile_owner_name
 
 _REVIEWER_CSV_FIELDS = ("id", "name", "email", "affiliation")
@@ -432,6 +433,7 @@ def parse_reviewers_upload(
     """
     lower = filename.lower()
     if lower.endswith(".csv"):
+        refuse_other_kind("reviewers", filename, content)
         pub_name, pub_content = publications if publications is not None else (None, None)
         return read_reviewers_csv(
             content, pub_content, reviewers_name=filename, publications_name=pub_name
@@ -445,6 +447,7 @@ def parse_reviewers_upload(
         return _parse_archives([(filename, content, base_name)], filename)
     if lower.endswith((".json", ".jsonl")):
         _reject_publications(filename, publications, "reviewer JSON")
+        refuse_other_kind("reviewers", filename, content)
         return read_reviewers_json(content, filename)
     raise InputError(
         [

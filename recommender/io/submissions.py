@@ -33,6 +33,7 @@ from recommender.io._common import (
     text_field,
     unwrap,
 )
+from recommender.io.kinds import refuse_other_kind
 
 
 def read_submissions(path: str | Path) -> tuple[Submission, ...]:
@@ -50,6 +51,7 @@ def parse_submissions_upload(filename: str, content: bytes) -> tuple[Submission,
             filename, None, None, "unsupported submissions format: expected .json, .jsonl or .csv"
         )
         log.raise_if_any()
+    refuse_other_kind("submissions", filename, content)
     text = decode_utf8(filename, content, log)
     log.raise_if_any()
     assert text is not None

@@ -22,7 +22,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from recommender.bids import declares_conflict, parse_bid
-from recommender.corpus import InputError
+from recommender.corpus import InputError, Problem
 from recommender.ids import id_problem, id_refusal
 from recommender.io._common import (
     ProblemLog,
@@ -42,9 +42,17 @@ _REVIEWER_ALIASES = ("reviewer_id", "reviewer", "tail", "signature", "profile_id
 
 
 def read_bids(
-    source: str | Path | bytes, name: str | None = None, *, with_lines: bool = False
+    source: str | Path | bytes,
+    name: str | None = None,
+    *,
+    with_lines: bool = False,
+    skipped: list[Problem] | None = None,
 ) -> pd.DataFrame:
     """Bids as ``DataFrame[paper_id, reviewer_id, label, bid, conflict]`` (+ ``line``).
+
+    ``skipped``: read HotCRP style: a bad line (an unreadable bid, a bad id, a repeated
+    pair) is left out and its problem appended there; only a problem of the whole file
+    (not UTF-8, no usable header, too many bad lines to list) still raises.
 
     The bid cell is read by :func:`recommender.bids.parse_bid` (the one bid vocabulary: an
     OpenReview label, case and spacing ignored, or a finite number). ``label`` keeps the
@@ -80,7 +88,10 @@ def read_bids(
                 log,
             )
             lines.setdefault(pair, line)
-    log.raise_if_any()
+    if skipped is None or any(p.line is None for p in log.problems):
+        log.raise_if_any()
+    else:
+        skipped.extend(log.problems)
     frame = pd.DataFrame(
         [(p, r, label, value, conflict) for (p, r), (label, value, conflict) in records.items()],
         columns=["paper_id", "reviewer_id", "label", "bid", "conflict"],

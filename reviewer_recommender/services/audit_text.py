@@ -89,11 +89,40 @@ def _count(noun: str, key: str) -> Callable[[Detail, Names], str]:
 def _upload(noun: str) -> Callable[[Detail, Names], str]:
     def words(detail: Detail, _names: Names) -> str:
         source = detail.get("source")
+        withdrawn = detail.get("withdrawn")
+        bare = detail.get("no_publications")
         return (
             f"uploaded {noun}"
             + (f" from {source}" if source else "")
             + f": {detail.get('created', 0)} new, {detail.get('updated', 0)} updated"
+            + (f", {withdrawn} not in the file withdrawn" if withdrawn else "")
+            + (f", {bare} without publications" if bare else "")
+            + (" (previewed)" if detail.get("previewed") else "")
         )
+
+    return words
+
+
+def _bids(detail: Detail, _names: Names) -> str:
+    source = detail.get("source")
+    skipped = detail.get("skipped_lines")
+    return (
+        f"uploaded {detail.get('bids', 0)} bids"
+        + (f" from {source}" if source else "")
+        + (f"; {skipped} bad lines skipped" if skipped else "")
+    )
+
+
+def _record(verb: str, noun: str) -> Callable[[Detail, Names], str]:
+    def words(detail: Detail, names: Names) -> str:
+        record = str(detail.get("id", ""))
+        label = names.title(record) if noun == "submission" else names.name(record)
+        shown = f"{record} ({label})" if label and label != record else record
+        fields = detail.get("fields")
+        changed = f": {', '.join(map(str, fields))}" if isinstance(fields, list) else ""
+        pairs = detail.get("pairs")
+        held = f" (held {pairs} pairs of runs)" if pairs else ""
+        return f"{verb} {noun} {shown}{changed}{held}{_reason(detail)}"
 
     return words
 
@@ -113,8 +142,16 @@ SUMMARIES: dict[str, Callable[[Detail, Names], str]] = {
         f"revoked token {d.get('token_id')} ({d.get('name', '')}, {d.get('prefix', '')})"
     ),
     "reviewers.upload": _upload("reviewers"),
+    "reviewer.edit": _record("edited", "reviewer"),
+    "reviewer.withdraw": _record("withdrew", "reviewer"),
+    "reviewer.restore": _record("restored", "reviewer"),
+    "reviewer.delete": _record("deleted", "reviewer"),
+    "submission.edit": _record("edited", "submission"),
+    "submission.withdraw": _record("withdrew", "submission"),
+    "submission.restore": _record("restored", "submission"),
+    "submission.delete": _record("deleted", "submission"),
     "submissions.upload": _upload("submissions"),
-    "bids.upload": _count("bids", "bids"),
+    "bids.upload": _bids,
     "constraints.upload": lambda d, _n: (
         f"uploaded constraints from {d.get('source', 'a file')}: {d.get('conflicts', 0)} "
         f"conflicts, {d.get('pins', 0)} new pins"
@@ -187,4 +224,7 @@ def named_ids(detail: Detail) -> tuple[list[str], list[str]]:
     reviewers = [
         detail[k] for k in ("reviewer_id", "removed", "added") if isinstance(detail.get(k), str)
     ]
+    if isinstance(detail.get("id"), str):  # a record's entry: a paper or a person
+        papers.append(detail["id"])
+        reviewers.append(detail["id"])
     return papers, reviewers

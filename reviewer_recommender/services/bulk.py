@@ -2,16 +2,20 @@
 (header optional) with actions ``add`` and ``remove`` (also ``pin``, ``unpin``, ``forbid``,
 ``unforbid``: the edits of :mod:`api.edits`, one per row, applied in file order).
 
-Every bad row is named with its line. Errors block applying: malformed rows, unknown ids
-or actions, a conflict of interest or Not Willing bid on ``add``/``pin`` (the one rule of
+Every bad row is named with its line and **skipped**; the valid rows apply (HotCRP's
+"apply the valid lines, list the others"). Bad rows: malformed rows, unknown ids or
+actions, a conflict of interest or Not Willing bid on ``add``/``pin`` (the one rule of
 :func:`reviewer_recommender.services.pair_rules.addition_obstacles`), ``remove`` of a
 pair the draft does not hold or of a pinned pair, the same pair twice with contradicting
-actions. Warnings do not: rows without effect, papers left below demand; additions that
-end over a reviewer's max load or a paper's demand need ``force`` (like a single pin).
+actions (the later row), a row the edit itself refuses. Warnings: rows without effect,
+papers left below demand; additions that end over a reviewer's max load or a paper's
+demand need ``force`` (like a single pin).
 
 The preview runs the rows through the same code as applying, in a transaction that is
-rolled back. Applying is all or nothing: one version bump, one history entry (undo reverts
-the whole file), one audit entry.
+rolled back, so both count the same: ``lines`` (every data line of the file), the rows
+that apply, the lines skipped. Applying the valid rows is one version bump, one history
+entry (undo reverts them together) and one audit entry, whose ``added``/``removed`` are
+the pairs the run gained and lost (the history's counts).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from reviewer_recommender.errors import DomainError, InvalidRequest
+from reviewer_recommender.errors import DomainError
 from reviewer_recommender.services.draft_rules import own_pairs
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.ids import id_problem, reviewer_id_form
@@ -39,7 +43,6 @@ from reviewer_recommender.storage.models import (
     ReviewerRow,
     SubmissionRow,
 )
-from reviewer_recommender.storage.names import lookup
 
 ACTIONS = {
     "add": "assign",
@@ -320,23 +323,27 @@ def _run_rows(
     actor: str,
     reason: str,
     source: str,
+    refused: list[Problem],
+    skipped: int,
 ) -> Outcome:
+    """Apply ``rows`` in order, each in a savepoint: a row the edit refuses is rolled back
+    alone and listed in ``refused``. ``skipped``: the file's lines the checks left out."""
     tightening = True
-    added = removed = 0
     for item in rows:
         edit = EditRequest(item.action, item.paper_id, item.reviewer_id, None, reason, True)
+        savepoint = session.begin_nested()
         try:
             outcome = mutate(explainers, session, row, edit, actor, check_limits=False)
         except DomainError as error:
-            raise InvalidRequest(
-                "invalid_rows",
-                f"{source}: line {item.line}: {error.detail}",
-                errors=[Problem(item.line, None, error.code, str(error.detail)).to_dict()],
-            ) from error
+            savepoint.rollback()
+            refused.append(Problem(item.line, None, error.code, str(error.detail)))
+            continue
+        savepoint.commit()
         tightening = tightening and outcome.tightening
-        added += item.action in ADDING
-        removed += item.action in ("remove", "forbid")
-    return Outcome(tightening, [], {"source": source, "added": added, "removed": removed})
+    applied = len(rows) - len(refused)
+    return Outcome(
+        tightening, [], {"source": source, "rows": applied, "skipped": skipped + len(refused)}
+    )
 
 
 def _overfill(effect: dict[str, Any], rows: list[BulkRow]) -> list[BulkWarning]:
@@ -386,11 +393,19 @@ def _overfill(effect: dict[str, Any], rows: list[BulkRow]) -> list[BulkWarning]:
 
 @dataclass
 class BulkResult:
+    """``lines``: the file's change lines; ``rows``: those that parsed; ``effective``: the
+    rows that applied; ``errors``: the lines skipped, each with why."""
+
+    lines: int
     rows: list[BulkRow]
     effective: list[BulkRow]
     errors: list[Problem]
     warnings: list[BulkWarning]
     applied: Applied | None
+
+    @property
+    def skipped_lines(self) -> int:
+        return len({e.line for e in self.errors if e.line is not None})
 
 
 def run(
@@ -406,18 +421,23 @@ def run(
     expected_version: int | None = None,
     listed: int | None = None,
 ) -> BulkResult:
-    """Parse, check and apply the file in the session (not committed). With errors
-    nothing is applied (``applied`` None)."""
+    """Parse, check and apply the valid rows of the file in the session (not committed);
+    the bad rows are skipped and listed. ``applied`` is None when no row changes the run."""
     rows, errors = parse(content, source)
+    lines = len(rows) + len({p.line for p in errors if p.line is not None})
     effective, problems, warnings = check(session, row, rows) if rows else ([], [], [])
     errors += problems
-    if errors or not effective:
-        return BulkResult(rows, effective, errors, warnings, None)
+    if not effective:
+        return BulkResult(lines, rows, effective, errors, warnings, None)
+    refused: list[Problem] = []
+    skipped = len({p.line for p in errors if p.line is not None})
     applied = change(
         session,
         row,
         [(r.paper_id, r.reviewer_id) for r in effective],
-        lambda: _run_rows(explainers, session, row, effective, actor, reason, source),
+        lambda: _run_rows(
+            explainers, session, row, effective, actor, reason, source, refused, skipped
+        ),
         action="bulk",
         actor=actor,
         expected_version=expected_version,
@@ -431,52 +451,20 @@ def run(
         },
         audit_action="assignment.bulk",
         listed=listed,
+        audit_counts=True,
     )
+    if refused:
+        failed = {p.line for p in refused}
+        effective = [r for r in effective if r.line not in failed]
+        errors += refused
+        applied.edit.rows = len(effective)
+    errors.sort(key=lambda e: (e.line is None, e.line or 0))
     applied.edit.detail = {
         **applied.edit.detail,
         "added": applied.effect["added_total"],
         "removed": applied.effect["removed_total"],
+        "lines": lines,
+        "skipped": len({e.line for e in errors if e.line is not None}),
     }
     warnings += _overfill(applied.effect, effective)
-    return BulkResult(rows, effective, errors, warnings, applied)
-
-
-def row_listing(
-    session: Session, row: AssignmentRow, result: BulkResult
-) -> dict[str, list[dict[str, Any]]]:
-    """The effective rows as additions, removals and constraint changes, named and scored."""
-    changes = result.applied.edit.changes if result.applied is not None else {}
-    scores = {
-        (p, r): s
-        for key in ("pairs_added", "pairs_removed")
-        for p, r, s, _pinned in changes.get(key, [])
-    }
-    names = lookup(
-        session,
-        row.venue_id,
-        [r.paper_id for r in result.effective],
-        [r.reviewer_id for r in result.effective],
-    )
-    listing: dict[str, list[dict[str, Any]]] = {
-        "additions": [],
-        "removals": [],
-        "constraint_changes": [],
-    }
-    for item in result.effective:
-        pair = (item.paper_id, item.reviewer_id)
-        out = {
-            "line": item.line,
-            "action": item.written,
-            "paper_id": item.paper_id,
-            "paper_title": names.title(item.paper_id),
-            "reviewer_id": item.reviewer_id,
-            "reviewer_name": names.name(item.reviewer_id),
-            "score": scores.get(pair),
-        }
-        if item.action in ADDING and pair in scores:
-            listing["additions"].append(out)
-        elif item.action in ("remove", "forbid") and pair in scores:
-            listing["removals"].append(out)
-        if item.action in ("pin", "unpin", "forbid", "unforbid"):
-            listing["constraint_changes"].append(out)
-    return listing
+    return BulkResult(lines, rows, effective, errors, warnings, applied)

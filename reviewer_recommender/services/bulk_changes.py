@@ -1,9 +1,11 @@
 """Bulk changes of a draft from a CSV file, as the faces ask for them: preview row by row
-(nothing changes), then apply all or nothing (one version bump, one history entry, one
-audit entry). The rows' meaning and checks are :mod:`reviewer_recommender.services.bulk`'s."""
+(nothing changes), then apply the valid lines (one version bump, one history entry, one
+audit entry) and list the others by line. The rows' meaning and checks are
+:mod:`reviewer_recommender.services.bulk`'s."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -15,6 +17,8 @@ from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.ids import text_problem
 from reviewer_recommender.services.runs import require_draft
 from reviewer_recommender.services.tokens import Principal
+from reviewer_recommender.storage.models import AssignmentRow
+from reviewer_recommender.storage.names import lookup
 from reviewer_recommender.storage.repository import Paged
 
 
@@ -37,7 +41,7 @@ def preview_bulk_file(
     version = row.version
     try:
         result = bulk.run(explainers, session, row, content, source, principal.name, listed=limit)
-        listing = bulk.row_listing(session, row, result)
+        listing = row_listing(session, row, result)
         effect = result.applied.effect if result.applied is not None else None
     finally:
         session.rollback()
@@ -45,14 +49,16 @@ def preview_bulk_file(
         effect = {**effect, "version": version}
     return {
         "version": version,
-        "rows": len(result.rows),
+        "rows": result.lines,
+        "applied_rows": len(result.effective),
+        "skipped_lines": result.skipped_lines,
         "additions": Paged.sliced(listing["additions"], limit, offset),
         "removals": Paged.sliced(listing["removals"], limit, offset),
         "constraint_changes": Paged.sliced(listing["constraint_changes"], limit, offset),
         "errors": Paged.sliced([e.to_dict() for e in result.errors], limit, offset),
         "warnings": Paged.sliced([w.to_dict() for w in result.warnings], limit, offset),
         "effect": effect,
-        "can_apply": not result.errors and bool(result.effective),
+        "can_apply": bool(result.effective),
         "force_required": any(w.force_required for w in result.warnings),
     }
 
@@ -70,9 +76,10 @@ def apply_bulk_file(
     force: bool,
     reason: str,
 ) -> EditResult:
-    """Apply the file to the draft, every row or none, and commit. 409 ``stale_version``
-    when the draft moved since ``version``; 422 ``invalid_rows`` listing every row that
-    blocks it (or saying that no row changes the run); 409 ``would_overfill``
+    """Apply the file's valid lines to the draft and commit; the others are listed
+    (``skipped``, by line). 409 ``stale_version`` when the draft moved since ``version``;
+    422 ``invalid_rows`` when no line changes the run (listing every bad line); 409
+    ``would_overfill``
     (``force_allowed``) when additions exceed a max load or a demand and not ``force``."""
     row = require_draft(session, venue_id, assignment_id, principal)
     if version != row.version:
@@ -96,17 +103,17 @@ def apply_bulk_file(
         force=force,
         expected_version=version,
     )
-    if result.errors or result.applied is None:
+    if result.applied is None:
         session.rollback()
         errors = [e.to_dict() for e in result.errors]
-        words = (
-            f"{len(errors)} row{'s' if len(errors) != 1 else ''} of {source} cannot be applied: "
+        words = f"no line of {source} changes this run" + (
+            f": {len(errors)} line{'s' if len(errors) != 1 else ''} cannot be applied: "
             + "; ".join(
                 f"line {e['line']}: {e['message']}" if e["line"] else e["message"]
                 for e in errors[:5]
             )
             if errors
-            else f"no row of {source} changes this run"
+            else ""
         )
         raise InvalidRequest("invalid_rows", words, errors=errors)
     forced = [w for w in result.warnings if w.force_required]
@@ -122,4 +129,46 @@ def apply_bulk_file(
         )
     applied = result.applied
     session.commit()
-    return edit_result(session, row, applied.edit, applied.effect)
+    done = edit_result(session, row, applied.edit, applied.effect)
+    return replace(done, skipped=[e.to_dict() for e in result.errors])
+
+
+def row_listing(
+    session: Session, row: AssignmentRow, result: bulk.BulkResult
+) -> dict[str, list[dict[str, Any]]]:
+    """The effective rows as additions, removals and constraint changes, named and scored."""
+    changes = result.applied.edit.changes if result.applied is not None else {}
+    scores = {
+        (p, r): s
+        for key in ("pairs_added", "pairs_removed")
+        for p, r, s, _pinned in changes.get(key, [])
+    }
+    names = lookup(
+        session,
+        row.venue_id,
+        [r.paper_id for r in result.effective],
+        [r.reviewer_id for r in result.effective],
+    )
+    listing: dict[str, list[dict[str, Any]]] = {
+        "additions": [],
+        "removals": [],
+        "constraint_changes": [],
+    }
+    for item in result.effective:
+        pair = (item.paper_id, item.reviewer_id)
+        out = {
+            "line": item.line,
+            "action": item.written,
+            "paper_id": item.paper_id,
+            "paper_title": names.title(item.paper_id),
+            "reviewer_id": item.reviewer_id,
+            "reviewer_name": names.name(item.reviewer_id),
+            "score": scores.get(pair),
+        }
+        if item.action in bulk.ADDING and pair in scores:
+            listing["additions"].append(out)
+        elif item.action in ("remove", "forbid") and pair in scores:
+            listing["removals"].append(out)
+        if item.action in ("pin", "unpin", "forbid", "unforbid"):
+            listing["constraint_changes"].append(out)
+    return listing

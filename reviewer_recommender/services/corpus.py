@@ -15,10 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, or_, select, update
 from sqlalchemy.orm import Session
 
 from recommender.corpus import Reviewer, Submission
+from reviewer_recommender.errors import InvalidRequest
 from reviewer_recommender.services.ids import (
     check_reviewers,
     check_submissions,
@@ -32,7 +33,18 @@ from reviewer_recommender.services.pools import (
     record_unpooled,
 )
 from reviewer_recommender.services.results import UploadCounts
-from reviewer_recommender.storage.models import DEFAULT_POOL, ReviewerRow, SubmissionRow
+from reviewer_recommender.services.upload_diff import (
+    UploadDiff,
+    absent_ids,
+    check_confirmed,
+    diff_rows,
+)
+from reviewer_recommender.storage.models import (
+    DEFAULT_POOL,
+    RECORD_STATUSES,
+    ReviewerRow,
+    SubmissionRow,
+)
 from reviewer_recommender.storage.repository import (
     Paged,
     audit,
@@ -42,11 +54,10 @@ from reviewer_recommender.storage.repository import (
     require_paper,
     require_reviewer,
     reviewer_to_row,
-    row_to_submission,
     submission_to_row,
     upsert,
 )
-from reviewer_recommender.storage.search_keys import display_name
+from reviewer_recommender.storage.search_keys import display_name, text_key
 
 
 @dataclass(frozen=True)
@@ -61,6 +72,104 @@ class ReviewerRecord:
     attributes: dict[str, str]
     n_publications: int
     pools: list[str]
+    status: str = "active"
+    # flagged: a person without publications has no profile to score against
+    no_publications: bool = False
+
+
+@dataclass(frozen=True)
+class SubmissionRecord:
+    """A stored submission as listed, with its status."""
+
+    id: str
+    title: str
+    abstract: str
+    authors: list[str]
+    source: str
+    author_emails: list[str]
+    author_ids: list[str]
+    author_affiliations: list[str]
+    status: str = "active"
+
+
+@dataclass(frozen=True)
+class Confirm:
+    """How an upload applies: ``preview``, the token of the preview the chair confirmed
+    (None: apply without one); ``digest``, the upload's
+    :func:`~reviewer_recommender.services.upload_diff.content_digest`; ``withdraw_absent``:
+    replace, withdrawing the active records the file leaves out (only with a preview)."""
+
+    preview: str | None = None
+    digest: str = ""
+    withdraw_absent: bool = False
+
+
+def _checked_reviewers(
+    session: Session, venue_id: str, reviewers: tuple[Reviewer, ...], source: str, pool: str
+) -> list[dict[str, Any]]:
+    check_pool(pool)
+    check_reviewers(reviewers, source)
+    refuse_stored_lookalikes(session, venue_id, "reviewer", [r.id for r in reviewers], source)
+    return [reviewer_to_row(venue_id, r) for r in reviewers]
+
+
+def _checked_submissions(
+    session: Session, venue_id: str, submissions: tuple[Submission, ...], source: str
+) -> list[dict[str, Any]]:
+    check_submissions(submissions, source)
+    refuse_stored_lookalikes(session, venue_id, "submission", [s.id for s in submissions], source)
+    return [submission_to_row(venue_id, s) for s in submissions]
+
+
+def preview_reviewers(
+    session: Session,
+    venue_id: str,
+    reviewers: tuple[Reviewer, ...],
+    source: str,
+    pool: str,
+    digest: str,
+) -> UploadDiff:
+    """What uploading these persons into ``pool`` would change (checked like the upload;
+    nothing is written)."""
+    rows = _checked_reviewers(session, venue_id, reviewers, source, pool)
+    return diff_rows(session, venue_id, "reviewers", rows, digest, pool)
+
+
+def preview_submissions(
+    session: Session, venue_id: str, submissions: tuple[Submission, ...], source: str, digest: str
+) -> UploadDiff:
+    """What uploading these submissions would change (checked like the upload; nothing is
+    written)."""
+    rows = _checked_submissions(session, venue_id, submissions, source)
+    return diff_rows(session, venue_id, "submissions", rows, digest)
+
+
+def _confirmed(
+    session: Session, venue_id: str, kind: str, pool: str | None, confirm: Confirm
+) -> None:
+    if confirm.withdraw_absent and confirm.preview is None:
+        raise InvalidRequest(
+            "preview_required",
+            "withdraw_absent replaces the venue's records: preview the upload first and "
+            "confirm its token",
+            field="withdraw_absent",
+        )
+    if confirm.preview is not None:
+        check_confirmed(session, venue_id, kind, pool, confirm.digest, confirm.preview)
+
+
+def _withdraw_absent(
+    session: Session, venue_id: str, kind: str, ids: list[str], pool: str | None
+) -> int:
+    model: Any = ReviewerRow if kind == "reviewers" else SubmissionRow
+    absent = absent_ids(session, venue_id, kind, ids, pool)
+    for start in range(0, len(absent), 1000):
+        session.execute(
+            update(model)
+            .where(model.venue_id == venue_id, model.id.in_(absent[start : start + 1000]))
+            .values(status="withdrawn")
+        )
+    return len(absent)
 
 
 def store_reviewers(
@@ -70,19 +179,26 @@ def store_reviewers(
     reviewers: tuple[Reviewer, ...],
     source: str,
     pool: str = DEFAULT_POOL,
+    confirm: Confirm | None = None,
 ) -> UploadCounts:
     """Check and upsert parsed persons and add them to ``pool`` (422 naming every bad id
-    or text, an id that looks like a stored one, or an unknown pool, first)."""
-    check_pool(pool)
-    check_reviewers(reviewers, source)
-    refuse_stored_lookalikes(session, venue_id, "reviewer", [r.id for r in reviewers], source)
-    rows = [reviewer_to_row(venue_id, r) for r in reviewers]
+    or text, an id that looks like a stored one, or an unknown pool, first; 409 when
+    ``confirm`` names a preview of another file or of the venue as it was)."""
+    confirm = confirm or Confirm()
+    rows = _checked_reviewers(session, venue_id, reviewers, source, pool)
+    _confirmed(session, venue_id, "reviewers", pool, confirm)
     ids = [r["id"] for r in rows]
     if pool != DEFAULT_POOL:
         record_unpooled(session, venue_id, ids)
     created, updated = upsert(session, ReviewerRow, venue_id, rows)
     joined = add_members(session, venue_id, pool, ids)
+    withdrawn = (
+        _withdraw_absent(session, venue_id, "reviewers", ids, pool)
+        if confirm.withdraw_absent
+        else 0
+    )
     bump_corpus_version(session, venue_id)
+    no_publications = tuple(sorted(r["id"] for r in rows if not r["publications"]))
     audit(
         session,
         venue_id,
@@ -93,40 +209,59 @@ def store_reviewers(
         updated=updated,
         pool=pool,
         joined_pool=joined,
+        no_publications=len(no_publications),
+        withdrawn=withdrawn,
+        previewed=confirm.preview is not None,
     )
     session.commit()
     return UploadCounts(
-        created=created, updated=updated, total=count_rows(session, ReviewerRow, venue_id)
+        created=created,
+        updated=updated,
+        total=count_rows(session, ReviewerRow, venue_id),
+        no_publications=no_publications,
+        withdrawn=withdrawn,
     )
 
 
 def store_submissions(
-    session: Session, venue_id: str, actor: str, submissions: tuple[Submission, ...], source: str
-) -> UploadCounts:
-    """Check and upsert parsed submissions (422 naming every bad id or text, or an id that
-    looks like a stored one, first)."""
-    check_submissions(submissions, source)
-    refuse_stored_lookalikes(session, venue_id, "submission", [s.id for s in submissions], source)
-    rows = [submission_to_row(venue_id, s) for s in submissions]
-    return _store(session, venue_id, actor, SubmissionRow, rows, "submissions.upload", source)
-
-
-def _store(
     session: Session,
     venue_id: str,
     actor: str,
-    model: type[SubmissionRow],
-    rows: list[dict[str, Any]],
-    action: str,
+    submissions: tuple[Submission, ...],
     source: str,
+    confirm: Confirm | None = None,
 ) -> UploadCounts:
-    """Upsert checked submission rows, a new corpus version, audited and committed."""
-    created, updated = upsert(session, model, venue_id, rows)
+    """Check and upsert parsed submissions (422 naming every bad id or text, or an id that
+    looks like a stored one, first; 409 when ``confirm`` names a preview of another file
+    or of the venue as it was)."""
+    confirm = confirm or Confirm()
+    rows = _checked_submissions(session, venue_id, submissions, source)
+    _confirmed(session, venue_id, "submissions", None, confirm)
+    created, updated = upsert(session, SubmissionRow, venue_id, rows)
+    ids = [r["id"] for r in rows]
+    withdrawn = (
+        _withdraw_absent(session, venue_id, "submissions", ids, None)
+        if confirm.withdraw_absent
+        else 0
+    )
     bump_corpus_version(session, venue_id)
-    audit(session, venue_id, actor, action, source=source, created=created, updated=updated)
+    audit(
+        session,
+        venue_id,
+        actor,
+        "submissions.upload",
+        source=source,
+        created=created,
+        updated=updated,
+        withdrawn=withdrawn,
+        previewed=confirm.preview is not None,
+    )
     session.commit()
     return UploadCounts(
-        created=created, updated=updated, total=count_rows(session, model, venue_id)
+        created=created,
+        updated=updated,
+        total=count_rows(session, SubmissionRow, venue_id),
+        withdrawn=withdrawn,
     )
 
 
@@ -140,14 +275,61 @@ def _reviewer_record(row: ReviewerRow, pools: list[str]) -> ReviewerRecord:
         attributes=row.attributes,
         n_publications=len(row.publications),
         pools=pools,
+        status=row.status,
+        no_publications=not row.publications,
     )
 
 
+def _submission_record(row: SubmissionRow) -> SubmissionRecord:
+    return SubmissionRecord(
+        id=row.id,
+        title=row.title,
+        abstract=row.abstract,
+        authors=list(row.authors),
+        source=row.source,
+        author_emails=list(row.author_emails),
+        author_ids=list(row.author_ids),
+        author_affiliations=list(row.author_affiliations),
+        status=row.status,
+    )
+
+
+def _filtered(query: Select[Any], model: Any, text: str | None, status: str | None) -> Any:
+    """``query`` narrowed to rows whose id or name/title contains ``text`` (folded like the
+    search keys) and to one ``status``."""
+    if status is not None:
+        if status not in RECORD_STATUSES:
+            raise InvalidRequest(
+                "invalid_status",
+                f"status {status!r} is not one of {', '.join(RECORD_STATUSES)}",
+                field="status",
+            )
+        query = query.where(model.status == status)
+    folded = text_key(text or "")
+    if folded:
+        pattern = "%" + folded.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        query = query.where(
+            or_(
+                model.text_key.like(pattern, escape="\\"),
+                model.id_key.like(pattern, escape="\\"),
+            )
+        )
+    return query
+
+
 def list_reviewers(
-    session: Session, venue_id: str, limit: int, offset: int, pool: str | None = None
+    session: Session,
+    venue_id: str,
+    limit: int,
+    offset: int,
+    pool: str | None = None,
+    text: str | None = None,
+    status: str | None = None,
 ) -> Paged[ReviewerRecord]:
-    """The venue's persons by id (of one pool when ``pool`` is given), with their pools."""
+    """The venue's persons by id (of one pool when ``pool`` is given; whose id or name
+    contains ``text``; of one ``status``), with their pools."""
     query = select(ReviewerRow).where(ReviewerRow.venue_id == venue_id).order_by(ReviewerRow.id)
+    query = _filtered(query, ReviewerRow, text, status)
     if pool is not None:
         check_pool(pool)
         query = query.where(ReviewerRow.id.in_(members_query(venue_id, pool)))
@@ -163,14 +345,23 @@ def get_reviewer(session: Session, venue_id: str, reviewer_id: str) -> ReviewerR
     return _reviewer_record(row, pools_of(session, venue_id, [row.id])[row.id])
 
 
-def list_submissions(session: Session, venue_id: str, limit: int, offset: int) -> Paged[Submission]:
-    """The venue's submissions by id."""
+def list_submissions(
+    session: Session,
+    venue_id: str,
+    limit: int,
+    offset: int,
+    text: str | None = None,
+    status: str | None = None,
+) -> Paged[SubmissionRecord]:
+    """The venue's submissions by id (whose id or title contains ``text``; of one
+    ``status``)."""
     query = (
         select(SubmissionRow).where(SubmissionRow.venue_id == venue_id).order_by(SubmissionRow.id)
     )
+    query = _filtered(query, SubmissionRow, text, status)
     found = query_page(session, query, limit, offset)
-    return Paged([row_to_submission(s) for s in found.items], found.total, limit, offset)
+    return Paged([_submission_record(s) for s in found.items], found.total, limit, offset)
 
 
-def get_submission(session: Session, venue_id: str, paper_id: str) -> Submission:
-    return row_to_submission(require_paper(session, venue_id, paper_id))
+def get_submission(session: Session, venue_id: str, paper_id: str) -> SubmissionRecord:
+    return _submission_record(require_paper(session, venue_id, paper_id))

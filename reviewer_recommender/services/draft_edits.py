@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -29,6 +29,8 @@ class EditResult:
     edit: dict[str, Any]
     effect: dict[str, Any]
     assignment: AssignmentRow
+    # a bulk file's lines that did not apply, each with its line and why
+    skipped: list[dict[str, Any]] = field(default_factory=list)
 
 
 def edit_result(

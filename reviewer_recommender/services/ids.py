@@ -65,7 +65,15 @@ def _describe(character: str) -> str:
     return f"U+{ord(character):04X}" + (f" ({name})" if name else "")
 
 
+_ASCII_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
 def _first_forbidden(value: str, allowed: frozenset[str]) -> str | None:
+    if value.isascii():  # ASCII's forbidden characters are its control characters
+        for found in _ASCII_CONTROL.finditer(value):
+            if found.group() not in allowed:
+                return found.group()
+        return None
     for character in value:
         if character in allowed:
             continue

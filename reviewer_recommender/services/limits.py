@@ -155,8 +155,21 @@ class StoredLimits:
 
 
 def read_stored_limits(session: Session, venue_id: str, pool: str = DEFAULT_POOL) -> StoredLimits:
+    """The pool's stored demands and max loads, with the venue's withdrawn records over
+    them (:mod:`reviewer_recommender.services.records`): a withdrawn paper needs nobody
+    (demand 0; for the senior area chairs, whose items are area chairs, a withdrawn area
+    chair), a withdrawn person takes nothing (max load 0)."""
+    from reviewer_recommender.services.records import withdrawn_ids
+
+    persons = withdrawn_ids(session, venue_id, "reviewers", pool)
+    items = (
+        withdrawn_ids(session, venue_id, "reviewers", "area_chairs")
+        if pool == "senior_area_chairs"
+        else withdrawn_ids(session, venue_id, "papers")
+    )
     return StoredLimits(
-        stored_demands(session, venue_id, pool), stored_max_loads(session, venue_id, pool)
+        {**stored_demands(session, venue_id, pool), **dict.fromkeys(items, 0)},
+        {**stored_max_loads(session, venue_id, pool), **dict.fromkeys(persons, 0)},
     )
 
 

@@ -17,6 +17,7 @@ bidding`) are kept, and win over an uploaded bid on the same pair.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 from sqlalchemy import delete, insert, select
@@ -35,19 +36,28 @@ BID_LABEL_MAX_LENGTH = 50  # the bids table's label column
 @dataclass(frozen=True)
 class Stored:
     """Rows an upload created and updated, and ``total``: rows of the file (bids) or
-    rows the file named (constraints)."""
+    rows the file named (constraints); ``skipped``: the file's lines left out (bids), each
+    ``{line, field, message}``."""
 
     created: int
     updated: int
     total: int
+    skipped: tuple[dict[str, Any], ...] = ()
 
 
 def store_bids(session: Session, venue_id: str, content: bytes, name: str, actor: str) -> Stored:
-    """Replace the venue's uploaded bids by the bids file ``content`` (named ``name`` in
-    messages), keeping the persons' own bids; commits."""
-    bids = read_bids(content, name)
-    check_known_ids(session, venue_id, bids, name)
-    check_bid_labels(bids, name)
+    """Replace the venue's uploaded bids by the valid bids of the file ``content`` (named
+    ``name`` in messages), keeping the persons' own bids; commits. HotCRP style: a bad line
+    (unreadable, an unknown paper or reviewer, a bid the table cannot hold) is skipped and
+    listed; the file is refused whole (nothing changes) only when no line is valid or the
+    file itself is unreadable."""
+    problems: list[Problem] = []
+    bids = read_bids(content, name, with_lines=True, skipped=problems)
+    keep = known_ids_mask(session, venue_id, bids, name, problems)
+    keep &= bid_labels_mask(bids, name, problems)
+    bids = bids.loc[keep]
+    if not len(bids):
+        raise InputError(problems or [Problem(name, None, None, "no bids in file")])
     own = set(
         session.execute(
             select(Bid.paper_id, Bid.reviewer_id).where(
@@ -73,6 +83,10 @@ def store_bids(session: Session, venue_id: str, content: bytes, name: str, actor
     if records:
         session.execute(insert(Bid), records)
     refresh_bid_conflicts(session, venue_id)
+    skipped = tuple(
+        {"line": p.line, "field": p.field, "message": p.message}
+        for p in sorted(problems, key=lambda p: p.line or 0)
+    )
     audit(
         session,
         venue_id,
@@ -81,9 +95,43 @@ def store_bids(session: Session, venue_id: str, content: bytes, name: str, actor
         source=name,
         bids=len(records),
         **({"kept_person_bids": len(bids) - len(records)} if len(bids) > len(records) else {}),
+        **({"skipped_lines": len({p.line for p in problems})} if problems else {}),
     )
     session.commit()
-    return Stored(created=len(records), updated=0, total=len(bids))
+    return Stored(created=len(records), updated=0, total=len(bids), skipped=skipped)
+
+
+def known_ids_mask(
+    session: Session, venue_id: str, frame: pd.DataFrame, filename: str, problems: list[Problem]
+) -> pd.Series:
+    """Which rows of ``frame`` (with ``line``) name a paper and a reviewer the venue has;
+    a problem per other row, naming its line, appended to ``problems``."""
+    papers = set(
+        session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id))
+    )
+    reviewers = set(session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id)))
+    paper_ok = frame["paper_id"].isin(papers)
+    reviewer_ok = frame["reviewer_id"].isin(reviewers)
+    for line, paper in frame.loc[~paper_ok, ["line", "paper_id"]].itertuples(index=False):
+        problems.append(Problem(filename, int(line), "paper_id", f"unknown paper id {paper!r}"))
+    for line, reviewer in frame.loc[~reviewer_ok, ["line", "reviewer_id"]].itertuples(index=False):
+        problems.append(
+            Problem(filename, int(line), "reviewer_id", f"unknown reviewer id {reviewer!r}")
+        )
+    return paper_ok & reviewer_ok
+
+
+def bid_labels_mask(bids: pd.DataFrame, filename: str, problems: list[Problem]) -> pd.Series:
+    """Which bids (with ``line``) the bids table can hold; a problem per other one."""
+    ok = []
+    for line, label in bids[["line", "label"]].itertuples(index=False):
+        message = text_problem(label)
+        if len(label) > BID_LABEL_MAX_LENGTH:
+            message = f"has {len(label)} characters; a bid has at most {BID_LABEL_MAX_LENGTH}"
+        ok.append(message is None)
+        if message is not None:
+            problems.append(Problem(filename, int(line), "bid", f"bid {message}"))
+    return pd.Series(ok, index=bids.index, dtype=bool)
 
 
 def refresh_bid_conflicts(session: Session, venue_id: str) -> None:
@@ -173,23 +221,5 @@ def check_known_ids(session: Session, venue_id: str, frame: pd.DataFrame, filena
         Problem(filename, None, "reviewer_id", f"unknown reviewer id {r!r}")
         for r in sorted(set(frame["reviewer_id"]) - reviewers)
     ]
-    if problems:
-        raise InputError(problems)
-
-
-def check_bid_labels(bids: pd.DataFrame, filename: str) -> None:
-    """InputError naming every bid cell the bids table cannot hold (too long, control
-    characters)."""
-    problems = []
-    for paper_id, reviewer_id, label in bids[["paper_id", "reviewer_id", "label"]].itertuples(
-        index=False
-    ):
-        message = text_problem(label)
-        if len(label) > BID_LABEL_MAX_LENGTH:
-            message = f"has {len(label)} characters; a bid has at most {BID_LABEL_MAX_LENGTH}"
-        if message is not None:
-            problems.append(
-                Problem(filename, None, "bid", f"bid of ({paper_id}, {reviewer_id}) {message}")
-            )
     if problems:
         raise InputError(problems)

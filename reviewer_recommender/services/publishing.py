@@ -16,6 +16,7 @@ shared with edits' previews and the solver checks) on the venue's stored rows.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -114,7 +115,7 @@ def violations(
     papers = run_items(session, row)
     reviewers = sorted(str(r) for r in session.scalars(members))
     limits = run_limits(session, row)
-    return check_assignment(
+    found = check_assignment(
         pairs["paper_id"],
         pairs["reviewer_id"],
         paper_ids=papers,
@@ -125,6 +126,32 @@ def violations(
         exclusions=exclusions_frame(excluded),
         pins=pins,
     )
+    return _name_withdrawn(session, venue_id, row.pool, found)
+
+
+def _name_withdrawn(
+    session: Session, venue_id: str, pool: str, found: list[Violation]
+) -> list[Violation]:
+    """The demand and load violations of withdrawn records
+    (:mod:`reviewer_recommender.services.records`) said as such: their pairs are to be
+    removed."""
+    from reviewer_recommender.services.records import withdrawn_ids
+
+    if not any(v.kind in ("demand", "max_load") for v in found):
+        return found
+    persons = set(withdrawn_ids(session, venue_id, "reviewers"))
+    items = (
+        persons if pool == SENIOR_AREA_CHAIRS else set(withdrawn_ids(session, venue_id, "papers"))
+    )
+    named = []
+    for v in found:
+        gone = (v.kind == "demand" and v.paper_id in items) or (
+            v.kind == "max_load" and v.reviewer_id in persons
+        )
+        named.append(
+            replace(v, detail=f"withdrawn: its pairs are to be removed ({v.detail})") if gone else v
+        )
+    return named
 
 
 def describe(violation: Violation) -> str:

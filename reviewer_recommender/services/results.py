@@ -55,3 +55,7 @@ class UploadCounts:
     created: int
     updated: int
     total: int
+    # persons of the upload without publications (flagged: nothing to score them with)
+    no_publications: tuple[str, ...] = ()
+    # records a confirmed replacing upload withdrew (active, not named by the file)
+    withdrawn: int = 0

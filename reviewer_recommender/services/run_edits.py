@@ -352,10 +352,12 @@ def change(
     record: dict[str, Any],
     audit_action: str,
     listed: int | None = None,
+    audit_counts: bool = False,
 ) -> Applied:
     """Claim the draft's next version, ``run`` the mutation, recompute the summary,
     record the history entry and the audit entry, and describe the effect. Nothing is
-    committed: the caller commits (apply) or rolls back (preview)."""
+    committed: the caller commits (apply) or rolls back (preview). ``audit_counts``: the
+    audit entry counts the pairs added and removed (as the history does)."""
     if expected_version is not None and expected_version != row.version:
         raise StateConflict(
             "stale_version",
@@ -396,18 +398,20 @@ def change(
     )
     session.add(entry)
     session.flush()
-    audit(
-        session,
-        row.venue_id,
-        actor,
-        audit_action,
-        assignment_id=row.id,
-        number=row.number,
-        version=row.version,
-        seq=entry.seq,
+    detail: dict[str, Any] = {
+        "assignment_id": row.id,
+        "number": row.number,
+        "version": row.version,
+        "seq": entry.seq,
         **{k: v for k, v in record.items() if k in ("paper_id", "reviewer_id", "reason", "rows")},
-        **outcome.audit,
-    )
+    }
+    # the mutation's words win (a bulk file's rows that applied)
+    detail.update(outcome.audit)
+    if audit_counts:
+        # the pairs the run gained and lost: what the history entry counts
+        detail["added"] = len(changes.get("pairs_added", []))
+        detail["removed"] = len(changes.get("pairs_removed", []))
+    audit(session, row.venue_id, actor, audit_action, **detail)
     limits = run_limits(session, row)
     effect = describe_effect(
         session,

@@ -64,7 +64,7 @@ def run_pairs(
     query = of_pair(query, AssignmentPair, paper_id, reviewer_id).order_by(
         AssignmentPair.paper_id, AssignmentPair.score.desc(), AssignmentPair.reviewer_id
     )
-    return named_page(
+    page = named_page(
         session,
         venue_id,
         query,
@@ -77,6 +77,29 @@ def run_pairs(
             "pinned": p.pinned,
         },
     )
+    return mark_withdrawn(session, venue_id, page)
+
+
+def mark_withdrawn(
+    session: Session, venue_id: str, page: Paged[dict[str, Any]]
+) -> Paged[dict[str, Any]]:
+    """Each pair's ``withdrawn``: ``paper`` or ``reviewer`` when that record is withdrawn
+    (:mod:`reviewer_recommender.services.records`: the pair is to be removed), else None."""
+    from reviewer_recommender.services.records import withdrawn_among
+
+    papers = withdrawn_among(session, venue_id, "papers", [r["paper_id"] for r in page.items])
+    persons = withdrawn_among(
+        session, venue_id, "reviewers", [r["reviewer_id"] for r in page.items]
+    )
+    for item in page.items:
+        item["withdrawn"] = (
+            "paper"
+            if item["paper_id"] in papers
+            else "reviewer"
+            if item["reviewer_id"] in persons
+            else None
+        )
+    return page
 
 
 def run_stats(

@@ -90,6 +90,15 @@ POOLS = ("reviewers", "area_chairs", "senior_area_chairs")
 DEFAULT_POOL = "reviewers"
 
 
+# A record's lifecycle: ``active``, or ``withdrawn`` (kept, with its history, but no longer
+# assignable: a withdrawn paper needs nobody, a withdrawn person takes no paper).
+RECORD_STATUSES = ("active", "withdrawn")
+
+
+def status_column() -> MappedColumn[str]:
+    return mapped_column(String(20), default="active", server_default="active")
+
+
 def pool_column() -> MappedColumn[str]:
     """The pool a row belongs to; rows made before pools existed are the reviewers'."""
     return mapped_column(String(30), default=DEFAULT_POOL, server_default=DEFAULT_POOL)
@@ -131,6 +140,7 @@ class ReviewerRow(Base):
     affiliation: Mapped[str] = mapped_column(Text, default="")
     attributes: Mapped[dict[str, Any]] = mapped_column(default=dict)
     publications: Mapped[list[Any]] = mapped_column(default=list)
+    status: Mapped[str] = status_column()
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     # search keys (api.search_keys): the folded id, and the folded display name
     id_key: Mapped[str] = mapped_column(String(300), default=_id_key_default)
@@ -167,6 +177,7 @@ class SubmissionRow(Base):
     author_emails: Mapped[list[Any]] = mapped_column(default=list)
     author_ids: Mapped[list[Any]] = mapped_column(default=list)
     author_affiliations: Mapped[list[Any]] = mapped_column(default=list)
+    status: Mapped[str] = status_column()
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     # search keys (api.search_keys): the folded id, and the folded title
     id_key: Mapped[str] = mapped_column(String(300), default=_id_key_default)

@@ -1,6 +1,7 @@
 """Bulk changes, HotCRP style (docs/page-api.md): a CSV ``paper_id,reviewer_id,action``
-previewed row by row (every bad row named with its line), then applied all or nothing with
-one version bump, one undoable history entry and one audit entry."""
+previewed row by row (every bad row named with its line), then its valid lines applied with
+one version bump, one undoable history entry and one audit entry, the others listed by
+line; the preview, the history and the audit log count the same."""
 
 from __future__ import annotations
 
@@ -97,7 +98,7 @@ def test_a_clean_file_previews_then_applies_all_at_once_and_undoes_at_once(api: 
     assert api.call("GET", f"/venues/{v.venue}/pins", v.chair).json()["total"] == 0
 
 
-def test_every_bad_row_is_named_with_its_line_and_nothing_applies(api: Api) -> None:
+def test_every_bad_row_is_named_with_its_line_and_the_valid_ones_apply(api: Api) -> None:
     v = Venue(api)
     before = v.pairs()
     holder = {p: r for p, r in before}
@@ -114,7 +115,8 @@ def test_every_bad_row_is_named_with_its_line_and_nothing_applies(api: Api) -> N
         f"P2,{next(r for r in REVIEWERS if r != holder['P2'])},remove\n"
     )
     preview = v.preview(csv)
-    assert preview["can_apply"] is False and preview["effect"] is None
+    assert preview["can_apply"] is True and preview["effect"]["added_total"] == 1
+    assert (preview["rows"], preview["applied_rows"], preview["skipped_lines"]) == (9, 1, 7)
     errors = {(e["line"], e["code"]) for e in preview["errors"]["items"]}
     assert errors == {
         (2, "not_found"),
@@ -125,16 +127,66 @@ def test_every_bad_row_is_named_with_its_line_and_nothing_applies(api: Api) -> N
         (7, "malformed_row"),
         (9, "not_assigned"),
     }
-    assert [(w["line"], w["code"]) for w in preview["warnings"]["items"]] == [(8, "no_effect")]
-    refused = v.apply(csv, version=1)
-    assert refused.status_code == 422 and refused.json()["code"] == "invalid_rows"
-    assert {(e["line"], e["code"]) for e in refused.json()["errors"]} == errors
-    assert "line 2" in refused.json()["detail"]
-    assert v.pairs() == before
-    assert api.call("GET", v.base, v.chair).json()["version"] == 1
+    warned = [(w["line"], w["code"]) for w in preview["warnings"]["items"]]
+    assert (8, "no_effect") in warned and (1, "would_overfill") in warned
+    assert [a["line"] for a in preview["additions"]["items"]] == [1]
     paged = v.preview(csv, limit=2, offset=2)
     assert paged["errors"]["total"] == 7 and len(paged["errors"]["items"]) == 2
     assert v.preview("")["errors"]["items"][0]["code"] == "empty_file"
+    applied = v.apply(csv, version=1, force=True)
+    assert applied.status_code == 200, applied.text
+    assert {(e["line"], e["code"]) for e in applied.json()["skipped"]} == errors
+    assert ("P1", other) in v.pairs()
+    assert api.call("GET", v.base, v.chair).json()["version"] == 2
+    # a file of which no line changes the run: refused, every line named
+    nothing = "P9,Grace_Graph1,add\nP2,Grace_Graph1,shuffle\n"
+    refused = v.apply(nothing, version=2)
+    assert refused.status_code == 422 and refused.json()["code"] == "invalid_rows"
+    assert {e["line"] for e in refused.json()["errors"]} == {1, 2}
+    assert "line 1" in refused.json()["detail"]
+
+
+def test_a_file_with_bad_rows_counts_every_line_and_keeps_its_valid_remove(api: Api) -> None:
+    """The issue's 5-row file with 3 bad rows: "5 rows", and its valid remove previewed."""
+    v = Venue(api)
+    holder = {p: r for p, r in v.pairs()}
+    csv = (
+        "paper_id,reviewer_id,action\n"
+        f"P4,{holder['P4']},remove\n"
+        "P9,Grace_Graph1,add\n"
+        "P2,only two cells\n"
+        "P2,Grace_Graph1,shuffle\n"
+        f"P1,{holder['P1']},pin\n"
+    )
+    preview = v.preview(csv)
+    assert (preview["rows"], preview["applied_rows"], preview["skipped_lines"]) == (5, 2, 3)
+    assert [(r["line"], r["reviewer_id"]) for r in preview["removals"]["items"]] == [
+        (2, holder["P4"])
+    ]
+    assert preview["effect"]["removed_total"] == 1
+
+
+def test_the_history_and_the_audit_log_count_the_same_pairs(api: Api) -> None:
+    """The issue's "2 added" (history) vs "3 added" (audit): a pin of a pair the run
+    already holds adds no pair."""
+    v = Venue(api)
+    holder = {p: r for p, r in v.pairs()}
+    extra = [
+        (p, next(r for r in REVIEWERS if r not in (holder[p], "Rita_Reinforce1")))
+        for p in ("P1", "P2")
+    ]
+    csv = "".join(f"{p},{r},add\n" for p, r in extra) + f"P4,{holder['P4']},pin\n"
+    preview = v.preview(csv)
+    assert preview["effect"]["added_total"] == 2 and preview["applied_rows"] == 3
+    applied = v.apply(csv, version=1, force=True)
+    assert applied.status_code == 200, applied.text
+    edit = applied.json()["edit"]
+    history = api.call("GET", f"{v.base}/edits", v.chair).json()["items"][0]
+    audit = api.call("GET", f"/venues/{v.venue}/audit", v.chair).json()["items"][0]
+    assert audit["action"] == "assignment.bulk"
+    assert edit["detail"]["added"] == history["detail"]["added"] == audit["detail"]["added"] == 2
+    assert audit["detail"]["rows"] == history["rows"] == 3
+    assert "(2 added, 0 removed)" in audit["summary"]
 
 
 def test_additions_over_limits_need_force(api: Api) -> None:

@@ -29,14 +29,35 @@ def test_upload_compute_assign_export(api: Api) -> None:
         files={"file": ("reviewers.json", reviewers_file, "application/json")},
     )
     assert response.status_code == 200, response.text
-    assert response.json() == {"created": 4, "updated": 0, "total": 4}
+    assert response.json() == {
+        "created": 4,
+        "updated": 0,
+        "total": 4,
+        "no_publications": [],
+        "withdrawn": 0,
+        "skipped": [],
+    }
     response = api.call("POST", f"/venues/{venue}/submissions", chair, json=SUBMISSIONS)
-    assert response.json() == {"created": 4, "updated": 0, "total": 4}
+    assert response.json() == {
+        "created": 4,
+        "updated": 0,
+        "total": 4,
+        "no_publications": [],
+        "withdrawn": 0,
+        "skipped": [],
+    }
 
     # re-upload of the same ids updates instead of duplicating
     changed = [{**SUBMISSIONS[0], "title": "Graph neural networks on molecular graphs, revised"}]
     response = api.call("POST", f"/venues/{venue}/submissions", chair, json=changed)
-    assert response.json() == {"created": 0, "updated": 1, "total": 4}
+    assert response.json() == {
+        "created": 0,
+        "updated": 1,
+        "total": 4,
+        "no_publications": [],
+        "withdrawn": 0,
+        "skipped": [],
+    }
     paper = api.call("GET", f"/venues/{venue}/submissions/P1", viewer).json()
     assert paper["title"].endswith("revised")
 

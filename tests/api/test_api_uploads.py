@@ -155,7 +155,36 @@ def test_oversized_uploads_get_413(api: Api, venue: tuple[str, str]) -> None:
     assert snapshot(api, venue_id) == before
 
 
-def test_bids_and_constraints_with_unknown_ids_change_nothing(
+def test_bids_apply_their_valid_lines_and_list_the_others(api: Api, venue: tuple[str, str]) -> None:
+    """HotCRP style: one unknown id no longer rejects every bid."""
+    venue_id, chair = venue
+    response = api.call(
+        "POST",
+        f"/venues/{venue_id}/bids/upload",
+        chair,
+        files={
+            "file": (
+                "bids.csv",
+                b"paper_id,reviewer_id,bid\nP1,Grace_Graph1,High\nP1,Ghost,Low\n"
+                b"P9,Grace_Graph1,Low\nP2,Grace_Graph1,Eager\nP3,Grace_Graph1,Low\n",
+                "text/csv",
+            )
+        },
+    )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert (body["created"], body["total"]) == (2, 2)
+    assert [(s["line"], s["field"], s["message"]) for s in body["skipped"]] == [
+        (3, "reviewer_id", "unknown reviewer id 'Ghost'"),
+        (4, "paper_id", "unknown paper id 'P9'"),
+        (5, "bid", body["skipped"][2]["message"]),
+    ]
+    audit = api.call("GET", f"/venues/{venue_id}/audit", chair).json()["items"][0]
+    assert audit["action"] == "bids.upload" and audit["detail"]["bids"] == 2
+    assert audit["detail"]["skipped_lines"] == 3
+
+
+def test_bids_and_constraints_without_a_valid_line_change_nothing(
     api: Api, venue: tuple[str, str]
 ) -> None:
     venue_id, chair = venue
@@ -164,16 +193,11 @@ def test_bids_and_constraints_with_unknown_ids_change_nothing(
         "POST",
         f"/venues/{venue_id}/bids/upload",
         chair,
-        files={
-            "file": (
-                "bids.csv",
-                b"paper_id,reviewer_id,bid\nP1,Grace_Graph1,High\nP1,Ghost,Low\n",
-                "text/csv",
-            )
-        },
+        files={"file": ("bids.csv", b"paper_id,reviewer_id,bid\nP1,Ghost,Low\n", "text/csv")},
     )
     assert response.status_code == 422
     assert response.json()["problems"][0]["message"] == "unknown reviewer id 'Ghost'"
+    assert response.json()["problems"][0]["line"] == 2
     response = api.call(
         "POST",
         f"/venues/{venue_id}/bids/upload",
@@ -253,4 +277,7 @@ def test_good_csv_upload_still_works(api: Api, venue: tuple[str, str]) -> None:
         "created": 1,
         "updated": 0,
         "total": 5,
+        "no_publications": [],
+        "withdrawn": 0,
+        "skipped": [],
     }

@@ -95,6 +95,7 @@ test("audit entries in words, the service's sentence first", () => {
 test("pair marks are separate chips: each bid and each conflict reason", () => {
   const chips = pairChips({ assigned: true, bid: "Not Willing", conflict: ["co-author", "same affiliation"], rank: 2 });
   assert.deepEqual(chips.map((c) => c.text), ["assigned", "alternate #2", "bid: Not Willing", "conflict: co-author", "conflict: same affiliation"]);
+  assert.deepEqual(pairChips({ pinned: true, withdrawn: "paper" }).map((c) => c.text), ["pinned", "paper withdrawn: to remove"]);
   assert.deepEqual(conflictReasons(null), []);
   assert.deepEqual(conflictReasons("one"), ["one"]);
   assert.equal(loadText(3, 6), "3 / 6");

@@ -272,6 +272,7 @@ export function pairChips(pair = {}) {
   const chips = [];
   if (pair.assigned) chips.push({ kind: "assigned", text: "assigned" });
   if (pair.pinned) chips.push({ kind: "pinned", text: "pinned" });
+  if (pair.withdrawn) chips.push({ kind: "withdrawn", text: `${pair.withdrawn} withdrawn: to remove` });
   if (pair.forbidden) chips.push({ kind: "forbidden", text: "forbidden" });
   if (pair.rank != null) chips.push({ kind: "alternate", text: `alternate #${pair.rank}` });
   if (pair.bid) chips.push({ kind: "bid", text: `bid: ${pair.bid}` });

@@ -155,7 +155,7 @@ function pairsTable(run) {
     { label: "Paper", render: (p) => paperCell(p.paper_id, { title: p.paper_title }) },
     { label: "Reviewer", render: (p) => reviewerCell(p.reviewer_id, { name: p.reviewer_name }) },
     { label: "Score", num: true, render: (p) => niceNumber(p.score) },
-    { label: "Marks", render: (p) => chips({ pinned: p.pinned }) },
+    { label: "Marks", render: (p) => chips({ pinned: p.pinned, withdrawn: p.withdrawn }) },
   ];
   if (editable) columns.push({ label: "Actions", render: (p) => pairActions(run, { ...p, assigned: true }) });
   return new PagedTable({

@@ -329,7 +329,7 @@ async function bulkPreview(run, file, host) {
     if (error?.code !== "invalid_rows") throw error;
     const rows = error.body?.errors ?? [];
     fill(host, h("div", { class: "error-box", role: "alert", "data-testid": "bulk-errors" },
-      h("p", {}, `${file.name}: nothing can be applied — ${plural(rows.length, "bad row")}.`),
+      h("p", {}, `${file.name}: no line changes the run — ${plural(rows.length, "bad row")}.`),
       problemTable(rows.map((r) => ({ file: file.name, line: r.line, field: r.field, message: r.message })), `${plural(rows.length, "bad row")}`)));
     return;
   }
@@ -351,12 +351,13 @@ async function bulkPreview(run, file, host) {
   const warnings = preview.warnings?.items ?? [];
   const sections = [];
   sections.push(h("p", { class: "bulk-counts", "data-testid": "bulk-counts" },
-    h("strong", {}, `${file.name}: ${plural(preview.rows, "row")} — `),
+    h("strong", {}, `${file.name}: ${plural(preview.rows, "row")} — ${preview.applied_rows} to apply, ${preview.skipped_lines} skipped; `),
     `${plural(preview.additions?.total ?? 0, "addition")}, ${plural(preview.removals?.total ?? 0, "removal")}, ` +
-    `${plural(preview.constraint_changes?.total ?? 0, "pin/forbid change")}, ${plural(preview.errors?.total ?? 0, "error")}, ${plural(preview.warnings?.total ?? 0, "warning")}.`));
+    `${plural(preview.constraint_changes?.total ?? 0, "pin/forbid change")}, ${plural(preview.warnings?.total ?? 0, "warning")}.`));
   if (errors.length) {
-    sections.push(h("div", { class: "error-box", "data-testid": "bulk-errors" }, h("p", {}, h("strong", {}, "Errors (nothing can be applied until they are fixed):")),
-      problemTable(errors.map((r) => ({ file: file.name, line: r.line, field: r.field, message: r.message })), `${plural(preview.errors.total, "error")}`)));
+    sections.push(h("div", { class: "error-box", "data-testid": "bulk-errors" },
+      h("p", {}, h("strong", {}, `Skipped lines (${preview.skipped_lines}): they will not apply; the others will.`)),
+      problemTable(errors.map((r) => ({ file: file.name, line: r.line, field: r.field, message: r.message })), `${plural(preview.errors.total, "problem")}`)));
   }
   if (warnings.length) {
     sections.push(h("div", { class: "warn-box", "data-testid": "bulk-warnings" }, h("strong", {}, `Warnings (${preview.warnings.total})`),
@@ -385,11 +386,12 @@ async function bulkPreview(run, file, host) {
         form.append("force", force.checked ? "true" : "false");
         form.append("reason", reason.value.trim());
         const result = await state.api.request("POST", EP.bulkApply(state.venue, run.id), { form });
-        say(`Applied ${file.name} to ${runName(result.assignment)}: ${plural(preview.additions?.total ?? 0, "addition")}, ${plural(preview.removals?.total ?? 0, "removal")}. Undo reverts the whole file.`);
+        const skipped = result.skipped?.length ? `; ${plural(new Set(result.skipped.map((p) => p.line)).size, "line")} skipped` : "";
+        say(`Applied ${file.name} to ${runName(result.assignment)}: ${plural(result.effect.added_total, "pair")} added, ${plural(result.effect.removed_total, "pair")} removed${skipped}. Undo reverts the whole file.`);
         updateRun(result.assignment);
       }, `Applying ${file.name}`) }, `Apply ${file.name}`)), applyError);
-  } else if (!errors.length) {
-    sections.push(h("p", { class: "muted" }, "Nothing to apply."));
+  } else {
+    sections.push(h("p", { class: "muted" }, "No line of the file changes the run: nothing to apply."));
   }
   fill(host, sections);
 }

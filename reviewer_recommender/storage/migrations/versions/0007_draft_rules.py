@@ -1,7 +1,7 @@
 """draft rules (pins, forbids, max loads of one run only); managed conflicts
 
 Revision ID: 0007
-Revises: 0005
+Revises: 0006
 
 - ``draft_rules``: a draft's own pins and forbids (its edits) and reviewer max loads (a
   re-assignment's withdrawals), kept with the run until a chair promotes them to venue
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0007"
-down_revision: str | None = "0005"
+down_revision: str | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
