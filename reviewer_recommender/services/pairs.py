@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
+from reviewer_recommender.errors import StateConflict
+from reviewer_recommender.services.affinity_upload import explanation_unavailable, is_uploaded
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.results import PairScoreOut
 from reviewer_recommender.services.scoring import fold_pair_bid
@@ -39,10 +41,21 @@ def pair_score(
     require_reviewer(session, venue_id, reviewer_id)
     stored = session.get(AffinityScore, (run.id, paper_id, reviewer_id))
     explanation = None
-    if stored is None or explain:
+    if is_uploaded(run.config):
+        # scores computed elsewhere: nothing here explains them or scores a pair they lack
+        if stored is None:
+            raise StateConflict(
+                "pair_not_scored",
+                f"pair ({paper_id}, {reviewer_id}) has no score in affinity run {run.id}, "
+                f"uploaded from {run.config.get('source') or 'a file'}: upload scores that "
+                "include it, or compute affinity",
+            )
+        score = float(stored.score)
+        explanation = explanation_unavailable(run.config) if explain else None
+    elif stored is None or explain:
         model, _stale = explainers.model(session, run)
         evidence = model.explain(paper_id, reviewer_id)
-        explanation = evidence.to_dict() if explain else None
+        explanation = {"available": True, **evidence.to_dict()} if explain else None
         if stored is not None:
             score = float(stored.score)
         else:
