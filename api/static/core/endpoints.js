@@ -28,6 +28,7 @@ export const EP = {
 
   // scores
   startAffinity: (v) => `${V(v)}/affinity/jobs`,
+  uploadAffinity: (v) => `${V(v)}/affinity/upload`,
   latestAffinity: (v) => `${V(v)}/affinity`,
   pair: (v, p, r) => `${V(v)}/affinity/pairs/${q(p)}/${q(r)}`,
   paperReviewers: (v, p) => `${V(v)}/papers/${q(p)}/reviewers`,

@@ -95,6 +95,9 @@ export function solveParamsText(p = {}) {
 export function affinityParamsText(p = {}) {
   if (!p || typeof p !== "object") return "";
   const config = p.config ?? p;
+  if (config.method === "uploaded") {
+    return `uploaded from ${config.source ?? "a file"}` + (config.bid_weight != null ? `, bid weight ${config.bid_weight}` : "");
+  }
   const parts = [];
   if (config.method) parts.push(config.method === "tfidf" ? "TF-IDF" : config.method);
   if (config.aggregation) parts.push(`${config.aggregation} aggregation`);

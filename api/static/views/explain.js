@@ -12,12 +12,17 @@ export async function explanationView(paperId, reviewerId) {
   const pair = await state.api.get(EP.pair(state.venue, paperId, reviewerId), { explain: true });
   learnNames([pair]);
   const ex = pair.explanation ?? {};
+  const head = h("p", {}, "Paper ", h("strong", {}, pair.paper_title || paperTitle(paperId) || paperId), " × reviewer ",
+    h("strong", {}, pair.reviewer_name || reviewerName(reviewerId) || reviewerId),
+    `: score ${niceNumber(pair.score)} `, chips({ bid: pair.bid, conflict: pair.conflict }));
+  if (ex.available === false) {
+    // uploaded scores: computed elsewhere, nothing here explains them
+    return h("div", { class: "explanation", "data-testid": "explanation" }, head,
+      h("p", { class: "muted", "data-testid": "explain-unavailable" }, `No explanation available: ${ex.reason ?? "these scores were computed elsewhere"}.`));
+  }
   const pubs = ex.publications ?? [];
   const terms = ex.shared_terms ?? [];
-  return h("div", { class: "explanation", "data-testid": "explanation" },
-    h("p", {}, "Paper ", h("strong", {}, pair.paper_title || paperTitle(paperId) || paperId), " × reviewer ",
-      h("strong", {}, pair.reviewer_name || reviewerName(reviewerId) || reviewerId),
-      `: score ${niceNumber(pair.score)} `, chips({ bid: pair.bid, conflict: pair.conflict })),
+  return h("div", { class: "explanation", "data-testid": "explanation" }, head,
     h("h4", {}, "Top matching publications of the reviewer"),
     pubs.length ? h("ol", { class: "explain-pubs", "data-testid": "explain-publications" }, pubs.slice(0, 8).map((p) => h("li", {},
       h("strong", {}, p.title || p.id), p.year ? ` (${p.year})` : "",

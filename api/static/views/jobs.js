@@ -15,6 +15,7 @@ import {
   busy, globalError, say, UserError,
 } from "../components/feedback.js";
 import { ProgressBar } from "../components/progress.js";
+import { setupScoresUpload } from "./affinity_tools.js";
 import { registerView } from "./tabs.js";
 import { selectRun } from "./runs.js";
 
@@ -206,6 +207,7 @@ function setupForms() {
       follow(job);
     }, "Could not start the affinity computation");
   });
+  setupScoresUpload({ stored: refreshAffinity });
   const form = $("#assignment-form");
   form.addEventListener("input", (event) => {
     if (["reviewers_per_paper", "min_papers", "max_papers"].includes(event.target.name)) {

@@ -1,0 +1,94 @@
+"""The Compute tab's affinity tools: bringing scores computed elsewhere (a bad file refused
+with its lines, a good one becoming the latest run, its explanation saying none is
+available)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from live_server import LiveServer
+
+from .e2e_support import new_venue_id, screenshot
+from .page_actions import assert_console_clean, dialog, expect, open_tab, sign_in
+
+pytestmark = pytest.mark.e2e
+
+PAPERS = [
+    {"id": f"P{i}", "title": f"Paper {i} on graphs", "abstract": "Graph networks.", "authors": []}
+    for i in range(1, 4)
+]
+PERSONS = [
+    {
+        "id": f"~Person_{name}1",
+        "name": f"Person {name}",
+        "email": f"{name.lower()}@example.org",
+        "publications": [{"title": "Graphs", "abstract": "Graph networks.", "year": 2024}],
+    }
+    for name in ("Ada", "Bob")
+]
+
+
+def _venue(server: LiveServer) -> tuple[str, str]:
+    venue_id = new_venue_id("byo")
+    with server.client() as client:
+        assert client.post("/venues", json={"id": venue_id, "name": venue_id}).status_code == 201
+        for kind, items in (("reviewers", PERSONS), ("submissions", PAPERS)):
+            response = client.post(f"/venues/{venue_id}/{kind}", json=items)
+            assert response.status_code == 200, response.text
+    return venue_id, server.token("chair", venue_id, f"chair@{venue_id}")
+
+
+def test_bring_your_own_scores_from_the_compute_tab(
+    page: Any, live_server: LiveServer, tmp_path: Path, console_errors: list[str]
+) -> None:
+    venue_id, chair = _venue(live_server)
+    sign_in(page, chair)
+    open_tab(page, "Compute")
+    expect(page.get_by_test_id("affinity-state")).to_contain_text("No scores yet")
+
+    bad = tmp_path / "specter2-bad.csv"
+    bad.write_text("head,tail,weight\nP1,~Person_Ada1,0.9\nP7,~Person_Ada1,0.2\n", "utf-8")
+    page.get_by_label("Scores file").set_input_files(str(bad))
+    page.get_by_role("button", name="Upload scores").click()
+    report = page.get_by_test_id("upload-error-scores")
+    expect(report).to_contain_text("specter2-bad.csv was not loaded")
+    row = report.get_by_test_id("problem-table").locator("tbody tr").first
+    expect(row).to_contain_text("3")
+    expect(row).to_contain_text("unknown paper id 'P7'")
+    expect(page.get_by_test_id("affinity-state")).to_contain_text("No scores yet")
+
+    good = tmp_path / "specter2.csv"
+    good.write_text(
+        "head,tail,weight\n"
+        + "".join(
+            f"P{i},~Person_{name}1,{0.1 * i + (0.5 if name == 'Ada' else 0):.2f}\n"
+            for i in range(1, 4)
+            for name in ("Ada", "Bob")
+        ),
+        "utf-8",
+    )
+    page.get_by_label("Scores file").set_input_files(str(good))
+    page.get_by_role("button", name="Upload scores").click()
+    expect(page.get_by_test_id("upload-ok-scores")).to_contain_text(
+        "6 pairs of 3 of 3 papers and 2 of 2 reviewers"
+    )
+    expect(page.get_by_test_id("affinity-state")).to_contain_text("uploaded from specter2.csv")
+    screenshot(page, "byo-scores-uploaded")
+
+    # its explanation says none is available (the heatmap's keyboard path to a pair)
+    open_tab(page, "Scores")
+    expect(page.get_by_test_id("affinity-run-info")).to_contain_text("uploaded from specter2.csv")
+    page.get_by_role("button", name="Draw heatmap").click()
+    plot = page.get_by_role("application", name="3 papers by 2 reviewers")
+    expect(page.get_by_test_id("heatmap").locator("svg.heatmap-axes text").first).to_be_attached()
+    plot.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    why = dialog(page, "Why this score")
+    expect(why.get_by_test_id("explain-unavailable")).to_contain_text(
+        "No explanation available: these scores were uploaded from specter2.csv"
+    )
+    page.keyboard.press("Escape")
+    assert_console_clean(console_errors, "affinity/upload")  # the bad file's 422, on purpose
