@@ -43,7 +43,7 @@ def _venue(server: LiveServer) -> tuple[str, str]:
 def test_bring_your_own_scores_from_the_compute_tab(
     page: Any, live_server: LiveServer, tmp_path: Path, console_errors: list[str]
 ) -> None:
-    venue_id, chair = _venue(live_server)
+    _venue_id, chair = _venue(live_server)
     sign_in(page, chair)
     open_tab(page, "Compute")
     expect(page.get_by_test_id("affinity-state")).to_contain_text("No scores yet")
