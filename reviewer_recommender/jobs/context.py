@@ -16,6 +16,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from matching.monitor import SolveCancelled
+from recommender.progress import ProgressStage
 from reviewer_recommender.storage.db import Database
 from reviewer_recommender.storage.models import Job, utcnow
 
@@ -116,11 +117,13 @@ class JobContext:
             if fraction is not None and math.isfinite(fraction):
                 self._progress = max(0.0, min(1.0, float(fraction)))
             progress = self._progress
+        values: dict[str, Any] = {"progress": progress, "stage": str(stage)[:200]}
+        if isinstance(stage, ProgressStage):
+            # texts done/total, rate, ETA: the running job's result holds them until it ends
+            values["result"] = {"progress": stage.detail.to_dict()}
         with self.session() as session:
             session.execute(
-                update(Job)
-                .where(Job.id == self.job_id, Job.state == "running")
-                .values(progress=progress, stage=stage[:200])
+                update(Job).where(Job.id == self.job_id, Job.state == "running").values(**values)
             )
             session.commit()
             requested = session.scalar(select(Job.cancel_requested).where(Job.id == self.job_id))
