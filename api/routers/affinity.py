@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, File, Query, UploadFile, status
 from fastapi.responses import StreamingResponse
 
-from api.affinity_schemas import AffinityUploadOut
+from api.affinity_schemas import AffinityEstimateOut, AffinityUploadOut
 from api.auth import ChairReader, Reader, Writer
 from api.dependencies import (
     Explainers,
@@ -48,6 +48,24 @@ def compute_affinities(
     reviewers' by default), each pool's latest run kept apart."""
     return affinity_runs.start_affinity_job(
         runner, session, options, venue_id, body.config, body.top_n, principal.name, body.pool
+    )
+
+
+@router.post("/venues/{venue_id}/affinity/estimate", response_model=AffinityEstimateOut)
+def estimate_affinities(
+    venue_id: VenueIdPath,
+    body: AffinityJobIn,
+    principal: Writer,
+    session: SessionDep,
+    options: RunOptionsDep,
+) -> dict[str, Any]:
+    """How long ``POST .../affinity/jobs`` with this body would take now, before starting
+    it: the texts not yet in the embedding cache, the estimated seconds and, above ten
+    minutes, ``warn`` with each faster model's estimate (``alternatives``). Refused (422)
+    exactly as the job would be; 409 while the pool has no persons or the venue no
+    submissions. Starts nothing."""
+    return affinity_runs.estimate_affinity(
+        session, options, venue_id, body.config, body.top_n, body.pool
     )
 
 

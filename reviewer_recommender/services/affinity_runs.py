@@ -80,6 +80,12 @@ def start_affinity_job(
 ) -> Job:
     """Queue computing the affinities of the pool's persons (and detecting their conflicts);
     422 ``invalid_option`` when the embedding model is not one of the server's."""
+    _check_model(config, options)
+    params = job_parameters(config, top_n, pool)
+    return start_job(runner, session, venue_id, "affinity", params, actor)
+
+
+def _check_model(config: ScoringParams, options: RunOptions) -> None:
     if config.uses_embedding and config.model not in options.model_names():
         raise InvalidRequest(
             "invalid_option",
@@ -87,10 +93,45 @@ def start_affinity_job(
             f"offers {', '.join(options.model_names())}",
             field="config.model",
         )
+
+
+def job_parameters(config: ScoringParams, top_n: int | None, pool: str) -> dict[str, Any]:
+    """An affinity job's stored parameters (what the job, its re-run and its estimate
+    read)."""
     params: dict[str, Any] = {"config": config.to_dict(), "top_n": top_n}
     if pool != DEFAULT_POOL:
         params["pool"] = check_pool(pool)
-    return start_job(runner, session, venue_id, "affinity", params, actor)
+    return params
+
+
+def estimate_affinity(
+    session: Session,
+    options: RunOptions,
+    venue_id: str,
+    config: ScoringParams,
+    top_n: int | None,
+    pool: str = DEFAULT_POOL,
+) -> dict[str, Any]:
+    """How long an affinity job with these parameters would take now (texts not yet in the
+    embedding cache x the model's texts/s), refused as the job's submission would be; with
+    a warning and the faster models' estimates above ten minutes
+    (:func:`reviewer_recommender.services.affinity_store.estimate_affinity_job`)."""
+    from reviewer_recommender.services.affinity_store import estimate_affinity_job
+
+    _check_model(config, options)
+    params = job_parameters(config, top_n, pool)
+    estimate = estimate_affinity_job(session, venue_id, params, top_n or 1, options)
+    faster = [(name, s) for name, s in estimate.alternatives.items() if s < estimate.seconds]
+    return {
+        **estimate.to_dict(),
+        "warning": estimate.message if estimate.warn else None,
+        # the fastest other model, offered when the estimate warns
+        "faster_model": (
+            {"name": faster[0][0], "seconds": round(faster[0][1], 1)}
+            if estimate.warn and faster
+            else None
+        ),
+    }
 
 
 def affinity_models(options: RunOptions) -> AffinityModels:
