@@ -1,9 +1,11 @@
 """The Compute tab's affinity tools: bringing scores computed elsewhere (a bad file refused
 with its lines, a good one becoming the latest run, its explanation saying none is
-available)."""
+available); the estimate before a job starts (a warning above ten minutes, the faster model
+one click away) and the texts embedded on the running job's card."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +13,15 @@ import pytest
 from live_server import LiveServer
 
 from .e2e_support import new_venue_id, screenshot
-from .page_actions import assert_console_clean, dialog, expect, open_tab, sign_in
+from .page_actions import (
+    JOB_TIMEOUT_MS,
+    assert_console_clean,
+    dialog,
+    expect,
+    open_tab,
+    sign_in,
+    wait_for_job,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -92,3 +102,66 @@ def test_bring_your_own_scores_from_the_compute_tab(
     )
     page.keyboard.press("Escape")
     assert_console_clean(console_errors, "affinity/upload")  # the bad file's 422, on purpose
+
+
+def test_estimate_warns_offers_the_faster_model_and_the_card_shows_texts_embedded(
+    page: Any, live_server: LiveServer, console_errors: list[str]
+) -> None:
+    # 1,300 publications: above ten minutes for MPNet at its known 2.1 texts/s
+    venue_id = new_venue_id("estimate")
+    persons = [
+        {
+            "id": f"~Many_Papers{i}",
+            "name": f"Many Papers {i}",
+            "email": f"many{i}@example.org",
+            "publications": [
+                {"title": f"Graph study {i}.{j}", "abstract": f"Graphs {j}.", "year": 2020}
+                for j in range(130)
+            ],
+        }
+        for i in range(10)
+    ]
+    with live_server.client() as client:
+        assert client.post("/venues", json={"id": venue_id, "name": venue_id}).status_code == 201
+        for kind, items in (("reviewers", persons), ("submissions", PAPERS)):
+            response = client.post(f"/venues/{venue_id}/{kind}", json=items)
+            assert response.status_code == 200, response.text
+    sign_in(page, live_server.token("chair", venue_id, f"chair@{venue_id}"))
+    open_tab(page, "Compute")
+    box = page.get_by_test_id("affinity-estimate")
+    page.get_by_label("Method").select_option("embedding")
+    page.get_by_label("Embedding model").select_option("all-mpnet-base-v2")
+    expect(box).to_contain_text("Long job.")
+    expect(box).to_contain_text("1,303 of 1,303 texts to embed with all-mpnet-base-v2")
+    # starting anyway asks first; Back starts nothing
+    page.get_by_role("button", name="Compute affinity").click()
+    long_job = dialog(page, "A long affinity job")
+    expect(long_job).to_contain_text("all-MiniLM-L6-v2 would take about")
+    long_job.get_by_role("button", name="Back").click()
+    expect(page.get_by_test_id("job")).to_have_count(0)
+    screenshot(page, "affinity-estimate-warning", full_page=False)
+
+    # one click to the faster model; then the job card shows the texts embedded as they go
+    page.get_by_test_id("use-faster-model").click()
+    expect(page.get_by_label("Embedding model")).to_have_value("all-MiniLM-L6-v2")
+    expect(box).to_contain_text("Estimate:")
+    expect(box).not_to_contain_text("Long job")
+    page.evaluate(
+        """() => {
+          window.textsSeen = [];
+          new MutationObserver(() => {
+            for (const line of document.querySelectorAll('[data-testid="job-texts"]')) {
+              if (!line.hidden && line.textContent) window.textsSeen.push(line.textContent);
+            }
+          }).observe(document.querySelector('#job-list'),
+                     { subtree: true, childList: true, characterData: true, attributes: true });
+        }"""
+    )
+    page.get_by_role("button", name="Compute affinity").click()
+    card = wait_for_job(page, "affinity", timeout_ms=4 * JOB_TIMEOUT_MS)
+    seen = page.evaluate("window.textsSeen")
+    assert any(re.search(r"of 1,303 texts embedded · [\d.,]+ texts/s", s) for s in seen), seen
+    expect(card.get_by_test_id("job-texts")).to_be_hidden()
+    # the texts are cached now: nothing left to embed
+    expect(box).to_contain_text("every text is already embedded with all-MiniLM-L6-v2")
+    assert_console_clean(console_errors)
