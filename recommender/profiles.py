@@ -182,8 +182,12 @@ class TfidfProfiler:
             else:
                 vectorizer.fit(list(texts))
         except ValueError as error:
-            # No texts, or nothing but stop words/numbers: every vector is zero (no evidence).
-            if texts and "empty vocabulary" not in str(error):
+            # No texts, nothing but stop words/numbers, or min_df/max_df that keep no term
+            # on this corpus: every vector is zero (no TF-IDF evidence).
+            if texts and not any(
+                reason in str(error)
+                for reason in ("empty vocabulary", "no terms remain", "< documents than min_df")
+            ):
                 raise
             self.empty_ = True
             vectors = sp.csr_matrix((len(texts), 0), dtype=np.float32)

@@ -147,6 +147,33 @@ class Explanation:
             "config": self.params.to_dict(),
         }
 
+    def describe(self, n_publications: int = 5) -> str:
+        """The explanation in words (``recommender score --explain``): the sentence, the
+        score's parts, the publications that carry it with their shares, the shared terms."""
+        lines = [
+            f"Score {self.score:.3f} of reviewer {self.reviewer_id} for paper {self.paper_id}."
+        ]
+        if self.sentence:
+            lines.append(self.sentence)
+        if self.parts is not None:
+            named = [
+                ("text match", self.parts.text_match),
+                ("embedding", self.parts.embedding),
+                ("bid", self.parts.bid),
+                ("baseline", self.parts.baseline),
+            ]
+            shown = [f"{name} {value:+.3f}" for name, value in named if abs(value) >= 5e-4]
+            lines.append("Parts: " + (", ".join(shown) if shown else "none"))
+        counted = [p for p in self.publications if p.share > 0][:n_publications]
+        if counted:
+            lines.append("Publications behind it:")
+            for p in counted:
+                year = f" ({p.year})" if p.year is not None else ""
+                lines.append(f"  {p.share:4.0%}  {p.title}{year}")
+        if self.shared_terms:
+            lines.append("Shared terms: " + ", ".join(t for t, _ in self.shared_terms))
+        return "\n".join(lines)
+
 
 def is_filler(term: str) -> bool:
     """Whether every word of a (possibly n-gram) term is a filler word."""

@@ -64,6 +64,7 @@ from recommender.affinity.similarity import (
     cosine_block,
     fit_standardisers,
     mixed_similarity,
+    near_duplicates,
 )
 from recommender.corpus import Reviewer, Submission
 from recommender.embeddings import EmbeddingCache
@@ -173,6 +174,23 @@ class AffinityModel:
             pub_embedding = embedded[: len(pub_texts)]
             sub_embedding = embedded[len(pub_texts) :]
 
+        if params.duplicate_threshold is not None and publications:
+            # Near-duplicates of a reviewer's own publications count once: dropped from the
+            # profile (their vectors, their place in the explanations).
+            pub_vectors = pub_embedding if pub_embedding is not None else vectors[: len(pub_texts)]
+            offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+            duplicate = near_duplicates(pub_vectors, offsets, params.duplicate_threshold)
+            if duplicate.any():
+                keep = np.flatnonzero(~duplicate)
+                owner = np.repeat(np.arange(counts.size), counts)
+                counts = np.bincount(owner[keep], minlength=counts.size).astype(np.int64)
+                publications = [publications[j] for j in keep]
+                if pub_embedding is not None:
+                    pub_embedding = pub_embedding[keep]
+                vectors = sp.vstack(
+                    [vectors[: len(pub_texts)][keep], vectors[len(pub_texts) :]], format="csr"
+                )
+                pub_texts = [pub_texts[j] for j in keep]
         self.paper_ids_ = paper_ids
         self.reviewer_ids_ = reviewer_ids
         self.publications_: Sequence[PublicationInfo] = publications
