@@ -78,11 +78,26 @@ def start_affinity_job(
     actor: str,
     pool: str = DEFAULT_POOL,
 ) -> Job:
-    """Queue computing the affinities of the pool's persons (and detecting their conflicts);
-    422 ``invalid_option`` when the embedding model is not one of the server's."""
+    """Queue computing the affinities of the pool's persons (and detecting their conflicts).
+    Whatever would make the job fail on its parameters is refused now, by the validator
+    the job itself runs (:func:`reviewer_recommender.services.affinity_store.
+    affinity_job_params`): 422 naming the field, e.g. ``invalid_option`` for a model that
+    is not one of the server's, ``model_not_installed`` (``config.model``) for one whose
+    files this server lacks (the command line's words)."""
+    params = checked_job_parameters(options, config, top_n, pool)
+    return start_job(runner, session, venue_id, "affinity", params, actor)
+
+
+def checked_job_parameters(
+    options: RunOptions, config: ScoringParams, top_n: int | None, pool: str
+) -> dict[str, Any]:
+    """An affinity job's parameters, checked as the job will check them."""
+    from reviewer_recommender.services.affinity_store import affinity_job_params
+
     _check_model(config, options)
     params = job_parameters(config, top_n, pool)
-    return start_job(runner, session, venue_id, "affinity", params, actor)
+    affinity_job_params(params, top_n or 1, options)
+    return params
 
 
 def _check_model(config: ScoringParams, options: RunOptions) -> None:
@@ -118,8 +133,7 @@ def estimate_affinity(
     (:func:`reviewer_recommender.services.affinity_store.estimate_affinity_job`)."""
     from reviewer_recommender.services.affinity_store import estimate_affinity_job
 
-    _check_model(config, options)
-    params = job_parameters(config, top_n, pool)
+    params = checked_job_parameters(options, config, top_n, pool)
     estimate = estimate_affinity_job(session, venue_id, params, top_n or 1, options)
     faster = [(name, s) for name, s in estimate.alternatives.items() if s < estimate.seconds]
     return {

@@ -71,7 +71,7 @@ def affinity_job_params(
             options.model_path(scoring.model)
         except ModelNotInstalledError as error:
             # The server's installation, not the request: the CLI's message verbatim.
-            raise InvalidRequest("model_not_installed", str(error)) from error
+            raise InvalidRequest("model_not_installed", str(error), field="config.model") from error
         except ValueError as error:
             raise InvalidRequest("invalid_option", f"bad affinity config: {error}") from error
     try:
