@@ -41,6 +41,15 @@ export async function refreshEstimate() {
   if (!canWrite() || !state.venue) return null;
   const body = affinityBody();
   const seq = ++estimate.seq;
+  const { reviewers, submissions } = state.counts ?? {};
+  if (reviewers === 0 || submissions === 0) {
+    // nothing to score yet: no request (the service would answer 409)
+    estimate.answer = null;
+    const host = $("#affinity-estimate");
+    host.className = "capacity warn";
+    fill(host, h("p", {}, `No estimate yet: upload ${reviewers === 0 ? "reviewers" : "submissions"} first.`));
+    return null;
+  }
   let answer;
   try {
     answer = await state.api.post(EP.estimateAffinity(state.venue), body);

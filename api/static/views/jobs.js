@@ -485,6 +485,7 @@ export function setupJobs() {
   on("data", () => { if (state.tab === "tab-jobs") applySolveDefaults().catch((e) => globalError(e, "Checking capacity")); });
   // the estimate follows the persons and the pool; a finished affinity job filled the cache
   on("data", () => { if (state.tab === "tab-jobs") scheduleEstimate(); });
+  on("counts", () => { if (state.tab === "tab-jobs") scheduleEstimate(); });
   on("pool", () => { if (state.tab === "tab-jobs") scheduleEstimate(); });
   on("job-finished", (job) => { if (job.kind === "affinity" && state.tab === "tab-jobs") scheduleEstimate(); });
   on("limits", () => { if (state.tab === "tab-jobs") scheduleCapacity(); });
