@@ -68,6 +68,12 @@ def test_openreview_edges_become_the_latest_run_and_an_assignment_solves_on_them
         ("P3", "Rita_Reinforce1"),
         ("P4", "Lena_Language1"),
     }
+    audit = api.call("GET", f"/venues/{venue}/audit", chair).json()["items"]
+    entry = next(e for e in audit if e["action"] == "affinity.upload")
+    assert entry["summary"] == (
+        f"uploaded affinity scores from specter2.csv: 16 pairs as affinity run "
+        f"{body['run_id']} of pool reviewers"
+    )
     exported = api.call("GET", f"/venues/{venue}/affinity/export", chair).text
     assert exported.splitlines()[1] == "P1,Grace_Graph1,0.5"
 

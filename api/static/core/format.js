@@ -230,6 +230,7 @@ const ACTION_WORDS = {
   "reviewers.upload": "uploaded reviewers",
   "submissions.upload": "uploaded submissions",
   "bids.upload": "uploaded bids",
+  "affinity.upload": "uploaded affinity scores",
   "constraints.upload": "uploaded conflicts and fixed pairs",
   "paper_demands.upload": "uploaded paper demands",
   "paper_demand.set": "set a paper's demand",
