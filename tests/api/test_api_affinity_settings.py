@@ -67,24 +67,32 @@ def test_models_are_chosen_by_name_and_numbers_are_bounded(api: Api) -> None:
     venue, chair, viewer = api.new_venue()
     offered = api.call("GET", f"/venues/{venue}/affinity/models", viewer).json()
     assert offered["models"] == ["all-MiniLM-L6-v2", "all-mpnet-base-v2"]
-    assert offered["default"] == "all-mpnet-base-v2"
-    assert offered["defaults"]["method"] == "combined"  # the command line's default
-    for config in (
-        {"method": "embedding", "model": "my-model"},
-        {"model": "../../etc/passwd"},
-        {"k": 10**9},
-        {"temperature": -1},
-        {"embedding_weight": 3},
-        {"extra": 1},
+    assert offered["default"] == "all-MiniLM-L6-v2"
+    assert offered["defaults"]["method"] == "embedding"  # the command line's default
+    assert offered["defaults"]["duplicate_threshold"] == 0.8
+    for config, named in (
+        ({"method": "embedding", "model": "my-model"}, "model"),
+        ({"model": "../../etc/passwd"}, "model"),
+        ({"k": 10**9}, "k"),
+        ({"temperature": -1}, "temperature"),
+        ({"embedding_weight": 3}, "embedding_weight"),
+        ({"extra": 1}, "extra"),
+        # values that used to be accepted and end the job as an internal error
+        ({"aggregation": "softmax", "temperature": 1e-300}, "temperature"),
+        ({"tfidf_min_df": 1_000_000}, "tfidf_min_df"),
+        ({"tfidf_max_df": 1e-320}, "tfidf_max_df"),
+        ({"recency_half_life": 1e-300}, "recency_half_life"),
+        ({"duplicate_threshold": 0.2}, "duplicate_threshold"),
     ):
         response = api.call(
             "POST", f"/venues/{venue}/affinity/jobs", chair, json={"config": config}
         )
         assert response.status_code == 422, (config, response.text)
+        assert named in response.text, (config, response.text)
     assert api.call("GET", f"/venues/{venue}/jobs", chair).json()["total"] == 0
 
 
-def test_a_default_model_that_is_not_installed_fails_the_job_in_the_cli_words(
+def test_a_packaged_model_that_is_not_installed_fails_the_job_in_the_cli_words(
     api: Api, monkeypatch: Any, tmp_path: Path, capsys: Any
 ) -> None:
     from recommender import packaged_models
@@ -97,8 +105,9 @@ def test_a_default_model_that_is_not_installed_fails_the_job_in_the_cli_words(
     for kind, items in (("reviewers", REVIEWERS), ("submissions", SUBMISSIONS)):
         assert api.call("POST", f"/venues/{venue}/{kind}", chair, json=items).is_success
     offered = api.call("GET", f"/venues/{venue}/affinity/models", chair).json()
-    assert offered["default"] == "all-mpnet-base-v2"  # still listed: it fails when used
-    job = api.call("POST", f"/venues/{venue}/affinity/jobs", chair, json={"config": {}}).json()
+    assert "all-mpnet-base-v2" in offered["models"]  # still listed: it fails when used
+    mpnet = {"model": "all-mpnet-base-v2"}
+    job = api.call("POST", f"/venues/{venue}/affinity/jobs", chair, json={"config": mpnet}).json()
     assert job["state"] == "failed", job
     assert "'all-mpnet-base-v2' is not installed" in job["error"]
     assert (
@@ -119,6 +128,8 @@ def test_a_default_model_that_is_not_installed_fails_the_job_in_the_cli_words(
             str(tmp_path / "submissions.json"),
             "--output",
             str(tmp_path / "scores.csv"),
+            "--model",
+            "all-mpnet-base-v2",
         ]
     )
     assert code == 1
