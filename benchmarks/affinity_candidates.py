@@ -33,40 +33,17 @@ from pathlib import Path
 import numpy as np
 
 from recommender.affinity import RunOptions, ScoringParams, compute_affinity
-from recommender.affinity.params import SCORING_PRESETS
 from recommender.crossval import cross_validate
-from recommender.evaluate import evaluate_gold, gold_draws
+from recommender.evaluate import CV_CANDIDATES, evaluate_gold, gold_draws
 from recommender.io import read_openreview_archives, read_submissions
 from recommender.packaged_models import MINILM_NAME, MPNET_NAME
 
-MINILM = {"method": "embedding", "model": MINILM_NAME}
-CANDIDATES: dict[str, dict[str, object]] = {
-    "minilm top-3 (reference)": {**MINILM, "aggregation": "topk", "k": 3},
-    "tfidf mean": {"method": "tfidf", "aggregation": "mean"},
-    "minilm top-1 (max)": {**MINILM, "aggregation": "max"},
-    "minilm top-5": {**MINILM, "aggregation": "topk", "k": 5},
-    "minilm top-3, near-dup 0.9": {
-        **MINILM,
-        "aggregation": "topk",
-        "k": 3,
-        "duplicate_threshold": 0.9,
-    },
-    "minilm top-3, near-dup 0.8": {
-        **MINILM,
-        "aggregation": "topk",
-        "k": 3,
-        "duplicate_threshold": 0.8,
-    },
-    "minilm top-3, near-dup 0.7": {
-        **MINILM,
-        "aggregation": "topk",
-        "k": 3,
-        "duplicate_threshold": 0.7,
-    },
-    "mpnet top-3": {"method": "embedding", "model": MPNET_NAME, "aggregation": "topk", "k": 3},
-    "tfidf+mpnet 10/90 mean (former default)": dict(SCORING_PRESETS["tfidf+mpnet"]),
-}
-FAMILY = ["minilm top-3, near-dup 0.9", "minilm top-3, near-dup 0.8", "minilm top-3, near-dup 0.7"]
+CANDIDATES = CV_CANDIDATES
+FAMILY = [
+    "minilm top-3, near-dup 0.9",
+    "minilm top-3, near-dup 0.8 (default)",
+    "minilm top-3, near-dup 0.7",
+]
 
 
 def cold_seconds(draw: Path, params: ScoringParams, options: RunOptions) -> float:

@@ -70,18 +70,26 @@ def test_models_are_chosen_by_name_and_numbers_are_bounded(api: Api) -> None:
     assert offered["default"] == "all-MiniLM-L6-v2"
     assert offered["defaults"]["method"] == "embedding"  # the command line's default
     assert offered["defaults"]["aggregation"] == "topk"
-    for config in (
-        {"method": "embedding", "model": "my-model"},
-        {"model": "../../etc/passwd"},
-        {"k": 10**9},
-        {"temperature": -1},
-        {"embedding_weight": 3},
-        {"extra": 1},
+    assert offered["defaults"]["duplicate_threshold"] == 0.8
+    for config, named in (
+        ({"method": "embedding", "model": "my-model"}, "model"),
+        ({"model": "../../etc/passwd"}, "model"),
+        ({"k": 10**9}, "k"),
+        ({"temperature": -1}, "temperature"),
+        ({"embedding_weight": 3}, "embedding_weight"),
+        ({"extra": 1}, "extra"),
+        # values that used to be accepted and end the job as an internal error
+        ({"aggregation": "softmax", "temperature": 1e-300}, "temperature"),
+        ({"tfidf_min_df": 1_000_000}, "tfidf_min_df"),
+        ({"tfidf_max_df": 1e-320}, "tfidf_max_df"),
+        ({"recency_half_life": 1e-300}, "recency_half_life"),
+        ({"duplicate_threshold": 0.2}, "duplicate_threshold"),
     ):
         response = api.call(
             "POST", f"/venues/{venue}/affinity/jobs", chair, json={"config": config}
         )
         assert response.status_code == 422, (config, response.text)
+        assert named in response.text, (config, response.text)
     assert api.call("GET", f"/venues/{venue}/jobs", chair).json()["total"] == 0
 
 
@@ -124,10 +132,10 @@ def test_a_model_that_is_not_installed_is_refused_at_submission_in_the_cli_words
             str(tmp_path / "reviewers.json"),
             "--submissions",
             str(tmp_path / "submissions.json"),
-            "--config",
-            "mpnet-top3",
             "--output",
             str(tmp_path / "scores.csv"),
+            "--model",
+            "all-mpnet-base-v2",
         ]
     )
     assert code == 1
