@@ -184,4 +184,22 @@ def test_the_running_jobs_card_shows_texts_embedded_rate_and_time_left(
     expect(card.get_by_test_id("job-texts")).to_be_hidden()
     # the texts are cached now: nothing left to embed
     expect(box).to_contain_text("every text is already embedded with all-MiniLM-L6-v2")
+
+    # a pair's explanation reads: a sentence, the score part by part, each publication's share
+    open_tab(page, "Scores")
+    page.get_by_role("button", name="Draw heatmap").click()
+    plot = page.get_by_role("application", name=re.compile(r"3 papers by \d+ reviewers"))
+    expect(page.get_by_test_id("heatmap").locator("svg.heatmap-axes text").first).to_be_attached()
+    plot.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    why = dialog(page, "Why this score")
+    # (a person's 15 near-identical publications count once: "This reviewer's only paper")
+    expect(why.get_by_test_id("explain-sentence")).to_contain_text("is close to this submission")
+    parts = why.get_by_test_id("explain-parts")
+    expect(parts).to_contain_text("Embedding")
+    expect(parts).to_contain_text("Score")
+    expect(why.get_by_test_id("explain-share").first).to_contain_text("of the evidence")
+    screenshot(page, "explanation-in-words", full_page=False)
+    page.keyboard.press("Escape")
     assert_console_clean(console_errors)
