@@ -2,7 +2,7 @@
 
 The one bid vocabulary of the project (files, uploads, stored bids, the solve):
 
-- a bid cell is a finite number (a preference as given) or an OpenReview label, compared
+- a bid cell is a number in -1..1 (a preference as given) or an OpenReview label, compared
   with case and spacing ignored (``" very  HIGH "`` is ``Very High``);
 - preference labels are numbers: Very High = +1, High = +0.5, Neutral = 0, Low = -0.5,
   Very Low = -1 (:data:`BID_VALUES`);
@@ -42,6 +42,8 @@ BID_VALUES: dict[str, float] = {
     "low": -0.5,
     "very low": -1.0,
 }
+BID_MIN, BID_MAX = -1.0, 1.0
+"""The range of a bid as a number: Very Low .. Very High."""
 EXCLUDING_BIDS = frozenset({"not willing", "conflict"})
 # the number an excluding label is recorded as where a table needs one: the least willing
 EXCLUDING_BID_VALUE = -1.0
@@ -75,16 +77,14 @@ def excluding_mask(cells: Iterable[object] | pd.Series) -> npt.NDArray[np.bool_]
 
 
 def parse_bid(cell: object) -> tuple[float, bool]:
-    """``(number, excludes)`` of a bid cell: a finite number is itself and never excludes;
+    """``(number, excludes)`` of a bid cell: a number in -1..1 is itself and never excludes;
     a label is its :data:`BID_VALUES` number, or :data:`EXCLUDING_BID_VALUE` and excludes.
-    ValueError (in a user's words) for anything else."""
+    ValueError (in a user's words) for anything else, a number outside -1..1 included (the
+    labels' own range: a bid of 1e308 would fold into an infinite score)."""
     if isinstance(cell, bool):
         raise ValueError(f"unknown bid {cell!r}")
     if isinstance(cell, int | float | np.integer | np.floating):
-        value = float(cell)
-        if not math.isfinite(value):
-            raise ValueError(f"bid {cell!r} is not a finite number")
-        return value, False
+        return _bid_number(float(cell), cell), False
     text = normalise_label(cell)
     if text in EXCLUDING_BIDS:
         return EXCLUDING_BID_VALUE, True
@@ -95,9 +95,17 @@ def parse_bid(cell: object) -> tuple[float, bool]:
     except ValueError:
         known = ", ".join(label.title() for label in LABELS)
         raise ValueError(f"unknown bid {cell!r}: use a number or one of {known}") from None
+    return _bid_number(value, cell), False
+
+
+def _bid_number(value: float, cell: object) -> float:
     if not math.isfinite(value):
         raise ValueError(f"bid {cell!r} is not a finite number")
-    return value, False
+    if not BID_MIN <= value <= BID_MAX:
+        raise ValueError(
+            f"bid {cell!r} is outside {BID_MIN:g}..{BID_MAX:g} (Very Low = -1 ... Very High = 1)"
+        )
+    return value
 
 
 def bid_value(cell: object) -> float | None:

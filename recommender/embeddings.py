@@ -190,6 +190,10 @@ class EmbeddingCache:
                 " model TEXT NOT NULL, text_sha256 TEXT NOT NULL, dim INTEGER NOT NULL,"
                 " vector BLOB NOT NULL, PRIMARY KEY (model, text_sha256))"
             )
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS throughput ("
+                " model TEXT NOT NULL PRIMARY KEY, texts_per_second REAL NOT NULL)"
+            )
 
     def _connect(self) -> sqlite3.Connection:
         connection = sqlite3.connect(self.path, timeout=30.0)
@@ -216,6 +220,42 @@ class EmbeddingCache:
         self.hits += len(found)
         self.misses += len(unique) - len(found)
         return found
+
+    def count(self, model: str, keys: Sequence[str]) -> int:
+        """How many of the distinct ``keys`` are stored under ``model`` (vectors not read)."""
+        unique = list(dict.fromkeys(keys))
+        present = 0
+        with self._connect() as connection:
+            for start in range(0, len(unique), 500):
+                chunk = unique[start : start + 500]
+                placeholders = ",".join("?" * len(chunk))
+                (found,) = connection.execute(
+                    "SELECT COUNT(*) FROM embedding"
+                    f" WHERE model = ? AND text_sha256 IN ({placeholders})",
+                    [model, *chunk],
+                ).fetchone()
+                present += int(found)
+        return present
+
+    def record_rate(self, model: str, texts: int, seconds: float) -> None:
+        """Remember a measured embedding rate of ``model`` (texts in seconds): estimates of
+        later runs use the latest one (:meth:`rate`). Steps under 32 texts or 0.5 s are too
+        short to measure and are ignored."""
+        if texts < 32 or not seconds >= 0.5:
+            return
+        with self._connect() as connection:
+            connection.execute(
+                "INSERT OR REPLACE INTO throughput (model, texts_per_second) VALUES (?, ?)",
+                (model, texts / seconds),
+            )
+
+    def rate(self, model: str) -> float | None:
+        """The last measured texts/s of ``model`` on this installation (None: never)."""
+        with self._connect() as connection:
+            row = connection.execute(
+                "SELECT texts_per_second FROM throughput WHERE model = ?", (model,)
+            ).fetchone()
+        return float(row[0]) if row else None
 
     def put(self, model: str, vectors: dict[str, npt.NDArray[np.float32]]) -> None:
         """Store vectors (text digest -> float32 vector) under ``model`` in one transaction."""

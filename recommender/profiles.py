@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -31,6 +32,7 @@ from recommender.embeddings import (
     text_key,
 )
 from recommender.fast_encoder import FastEncoder, choose_backend
+from recommender.progress import REPORT_SECONDS, TextProgress, TextProgressMeter
 
 # Words of 2+ characters starting with a letter; keeps "bert", "gpt-3"-style tokens split at
 # the hyphen, drops bare numbers (years, table values) that carry no topic.
@@ -180,8 +182,12 @@ class TfidfProfiler:
             else:
                 vectorizer.fit(list(texts))
         except ValueError as error:
-            # No texts, or nothing but stop words/numbers: every vector is zero (no evidence).
-            if texts and "empty vocabulary" not in str(error):
+            # No texts, nothing but stop words/numbers, or min_df/max_df that keep no term
+            # on this corpus: every vector is zero (no TF-IDF evidence).
+            if texts and not any(
+                reason in str(error)
+                for reason in ("empty vocabulary", "no terms remain", "< documents than min_df")
+            ):
                 raise
             self.empty_ = True
             vectors = sp.csr_matrix((len(texts), 0), dtype=np.float32)
@@ -218,7 +224,9 @@ ChunkCallback = Callable[[npt.NDArray[np.int64], npt.NDArray[np.float32]], None]
 Progress = Callable[[float, str], None]
 
 ENCODE_CHUNK = 256
-"""Texts embedded between two progress reports (and cancel points): a few seconds of CPU."""
+"""Most texts embedded between two progress reports (and cancel points); on CPU each chunk
+is sized from the measured rate to take about
+:data:`recommender.progress.REPORT_SECONDS`."""
 
 
 class TextEncoder(Protocol):
@@ -297,9 +305,19 @@ class LocalTextEncoder:
             return
         encoder = self._fast()
         order = np.argsort([-len(t) for t in texts], kind="stable")
-        for start in range(0, len(texts), self.chunk_size):
-            index = order[start : start + self.chunk_size]
+        # Chunks sized from the measured rate to take about REPORT_SECONDS each (at most
+        # chunk_size texts), so that progress and cancel points come every few seconds
+        # even with a slow model; the first is one batch.
+        size = min(self.batch_size, self.chunk_size)
+        start = 0
+        while start < len(texts):
+            index = order[start : start + size]
+            began = time.monotonic()
             on_chunk(index, encoder.encode([texts[i] for i in index]))
+            start += len(index)
+            took = time.monotonic() - began
+            rate = len(index) / took if took > 0 else float(self.chunk_size)
+            size = int(max(1, min(self.chunk_size, rate * REPORT_SECONDS)))
 
 
 class EmbeddingProfiler:
@@ -335,6 +353,7 @@ class EmbeddingProfiler:
             cache_dir=cache.directory if cache is not None else None,
         )
         self.n_encoded = 0
+        self.last_progress: TextProgress | None = None
 
     @property
     def identity(self) -> str:
@@ -360,6 +379,7 @@ class EmbeddingProfiler:
         if missing:
             missing_keys = list(missing)
             done = [0]
+            meter = TextProgressMeter(len(missing_keys))
 
             def store(index: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32]) -> None:
                 chunk = {missing_keys[i]: v for i, v in zip(index, vectors, strict=True)}
@@ -368,13 +388,15 @@ class EmbeddingProfiler:
                 known.update(chunk)
                 done[0] += len(index)
                 if progress is not None:
-                    progress(
-                        done[0] / len(missing_keys),
-                        f"embedded {done[0]:,}/{len(missing_keys):,} texts",
-                    )
+                    progress(done[0] / len(missing_keys), meter.stage(done[0]))
 
+            if progress is not None:
+                progress(0.0, meter.stage(0))
             self.encoder.encode_chunks(list(missing.values()), store)
             self.n_encoded += len(missing)
+            self.last_progress = meter.update(done[0])
+            if self.cache is not None:
+                self.cache.record_rate(self.identity, done[0], self.last_progress.elapsed_seconds)
         if not texts:
             return np.zeros((0, self.encoder.dimension()), dtype=np.float32)
         return np.stack([known[k] for k in keys]).astype(np.float32, copy=False)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pandas as pd
@@ -407,20 +406,9 @@ def test_score_folds_bids_into_the_score(tiny_venue, tmp_path, capsys):
     assert (others == plain.drop(("p0", "Bo_Vision1"))).all()
 
 
-def _mpnet_available() -> bool:
-    from recommender.packaged_models import MPNET_NAME, is_installed
-
-    return is_installed(MPNET_NAME)
-
-
-@pytest.mark.skipif(
-    not _mpnet_available() and os.environ.get("CI", "").lower() != "true",
-    reason="the default model's packages (requirements-mpnet.txt) are not installed",
-)
 def test_score_with_every_default_uses_the_default_model_end_to_end(tiny_venue, tmp_path):
-    """No scoring flag at all: the one default (``ScoringParams()``, MPNet combined), from a
-    cold embedding cache. The only test that embeds with the default model (5x slower than
-    MiniLM); the others choose MiniLM or TF-IDF. In CI the packages must be installed."""
+    """No scoring flag at all: the one default (``ScoringParams()``: MiniLM, top-3 mean,
+    near-duplicate publications once), from a cold embedding cache."""
     from recommender.affinity import ScoringParams
 
     archives, submissions = tiny_venue
@@ -441,14 +429,74 @@ def test_score_with_every_default_uses_the_default_model_end_to_end(tiny_venue, 
     assert code == 0
     used = json.loads((tmp_path / "scores.config.json").read_text())["affinity"]
     default = ScoringParams()
-    assert used["model"] == default.model == "all-mpnet-base-v2"
-    for field in ("method", "aggregation", "embedding_weight", "normalisation"):
+    assert used["model"] == default.model == "all-MiniLM-L6-v2"
+    for field in ("method", "aggregation", "k", "duplicate_threshold"):
         assert used[field] == getattr(default, field), field
     scores = pd.read_csv(output)
-    assert len(scores) == 9 and scores["score"].between(0, 1).all()
+    assert len(scores) == 9 and scores["score"].between(-1, 1).all()  # cosines
     best = scores.loc[scores.groupby("paper_id")["score"].idxmax()].set_index("paper_id")
     assert best["reviewer_id"].to_dict() == {
         "p0": "Ada_Graph1",
         "p1": "Bo_Vision1",
         "p2": "Cy_Speech1",
     }
+
+
+def _score_inputs(archives: Path, submissions: Path) -> list[str]:
+    return ["score", "--archives", str(archives), "--submissions", str(submissions)]
+
+
+@pytest.mark.parametrize(
+    ("config", "field"),
+    [
+        ('{"aggregation": "softmax", "temperature": 1e-300}', "temperature"),
+        ('{"tfidf_min_df": 1000000}', "tfidf_min_df"),
+        ('{"tfidf_max_df": 1e-320}', "tfidf_max_df"),
+        ('{"duplicate_threshold": 2}', "duplicate_threshold"),
+        ('{"no_such_field": 1}', "no_such_field"),
+    ],
+)
+def test_score_refuses_parameters_that_would_fail_naming_the_field(
+    tiny_venue, tmp_path, capsys, config, field
+):
+    archives, submissions = tiny_venue
+    output = tmp_path / "scores.csv"
+    code = main(
+        [*_score_inputs(archives, submissions), "--output", str(output), "--config", config]
+    )
+    err = capsys.readouterr().err
+    assert code == 1 and err.startswith(f"error: --config: {field}: "), err
+    assert "Traceback" not in err and not output.exists()
+
+
+def test_score_bids_outside_minus_one_to_one_are_refused_by_line(tiny_venue, tmp_path, capsys):
+    archives, submissions = tiny_venue
+    bids = tmp_path / "bids.csv"
+    bids.write_text("paper_id,reviewer_id,bid\np0,Ada_Graph1,1e308\n", encoding="utf-8")
+    code = main(
+        [
+            *_score_inputs(archives, submissions),
+            *("--output", str(tmp_path / "scores.csv"), "--bids", str(bids), "--method", "tfidf"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 1 and "bids.csv:2 [bid]: bid '1e308' is outside -1..1" in err, err
+    assert not (tmp_path / "scores.csv").exists()
+
+
+def test_score_named_configuration_and_explanation_in_words(tiny_venue, tmp_path, capsys):
+    archives, submissions = tiny_venue
+    code = main(
+        [
+            *_score_inputs(archives, submissions),
+            *("--output", str(tmp_path / "scores.csv"), "--config", "tfidf"),
+            *("--explain", "p0", "Ada_Graph1"),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    used = json.loads((tmp_path / "scores.config.json").read_text())["affinity"]
+    assert (used["method"], used["aggregation"]) == ("tfidf", "mean")
+    assert "Score " in out and "of reviewer Ada_Graph1 for paper p0." in out
+    assert "Parts: text match +" in out and "Publications behind it:" in out
+    assert '"sentence": ' in out  # and the same as JSON

@@ -4,15 +4,26 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, File, Query, UploadFile, status
 from fastapi.responses import StreamingResponse
 
+from api.affinity_schemas import AffinityEstimateOut, AffinityUploadOut
 from api.auth import ChairReader, Reader, Writer
-from api.dependencies import Explainers, Limit, Offset, Runner, RunOptionsDep, SessionDep
+from api.dependencies import (
+    Explainers,
+    Limit,
+    Offset,
+    Runner,
+    RunOptionsDep,
+    SessionDep,
+    SettingsDep,
+)
 from api.exports import ExportFormat, stream_rows
 from api.ids import IdQuery, PaperIdPath, PoolQuery, ReviewerIdPath, ReviewerIdQuery, VenueIdPath
 from api.schemas import AffinityJobIn, AffinityModelsOut, AffinityRunOut, ConflictOut, JobOut, Page
-from reviewer_recommender.services import affinity_runs
+from api.uploads import CollectionPaused, upload_bytes, upload_name
+from recommender.affinity.params import DEFAULT_BID_WEIGHT
+from reviewer_recommender.services import affinity_runs, affinity_upload
 from reviewer_recommender.services.results import PairScoreOut
 from reviewer_recommender.storage.models import Job
 from reviewer_recommender.storage.repository import Paged
@@ -37,6 +48,59 @@ def compute_affinities(
     reviewers' by default), each pool's latest run kept apart."""
     return affinity_runs.start_affinity_job(
         runner, session, options, venue_id, body.config, body.top_n, principal.name, body.pool
+    )
+
+
+@router.post("/venues/{venue_id}/affinity/estimate", response_model=AffinityEstimateOut)
+def estimate_affinities(
+    venue_id: VenueIdPath,
+    body: AffinityJobIn,
+    principal: Writer,
+    session: SessionDep,
+    options: RunOptionsDep,
+) -> dict[str, Any]:
+    """How long ``POST .../affinity/jobs`` with this body would take now, before starting
+    it: the texts not yet in the embedding cache, the estimated seconds and, above ten
+    minutes, ``warn`` with each faster model's estimate (``alternatives``). Refused (422)
+    exactly as the job would be; 409 while the pool has no persons or the venue no
+    submissions. Starts nothing."""
+    return affinity_runs.estimate_affinity(
+        session, options, venue_id, body.config, body.top_n, body.pool
+    )
+
+
+@router.post("/venues/{venue_id}/affinity/upload", response_model=AffinityUploadOut)
+def upload_affinity(
+    venue_id: VenueIdPath,
+    settings: SettingsDep,
+    principal: Writer,
+    session: SessionDep,
+    _gc: CollectionPaused,
+    file: Annotated[
+        UploadFile,
+        File(
+            description="scores CSV computed elsewhere: OpenReview edges head,tail,weight "
+            "or paper_id,reviewer_id,score"
+        ),
+    ],
+    pool: PoolQuery = "reviewers",
+    bid_weight: Annotated[
+        float,
+        Query(description="the venue's bids add bid_weight x bid to their scored pair"),
+    ] = DEFAULT_BID_WEIGHT,
+) -> affinity_upload.UploadedScores:
+    """Store a scores file as the pool's latest affinity run, checked whole first (unknown
+    ids, pairs listed twice, non-finite scores: 422 naming the line, nothing stored). Its
+    explanations say that none are available."""
+    name = upload_name(file, "scores.csv")
+    return affinity_upload.store_uploaded_scores(
+        session,
+        venue_id,
+        upload_bytes(file, settings, name),
+        name,
+        principal.name,
+        pool=pool,
+        bid_weight=bid_weight,
     )
 
 

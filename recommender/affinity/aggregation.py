@@ -78,7 +78,7 @@ def aggregate(
         total = wv.sum(axis=1)
         result = (values * wv[None]).sum(axis=2) / np.where(total > 0, total, 1.0)[None, :]
     else:  # softmax
-        temperature = params.temperature * scale
+        temperature = softmax_temperature(params, scale)
         masked = np.where(valid[None], values, -np.inf)
         peak = masked.max(axis=2, keepdims=True)
         peak = np.where(np.isfinite(peak), peak, 0.0)
@@ -89,6 +89,17 @@ def aggregate(
         )
     out[:, has] = result[:, has]
     return out
+
+
+MIN_TEMPERATURE = 1e-6
+"""Floor of the softmax temperature in similarity units: dividing by less overflows (or,
+as float32, divides by zero) and would turn scores into NaN."""
+
+
+def softmax_temperature(params: ScoringParams, scale: float) -> np.float32:
+    """The softmax temperature in similarity units, ``temperature x scale``, floored at
+    :data:`MIN_TEMPERATURE` (float32: the dtype it divides)."""
+    return np.float32(max(params.temperature * scale, MIN_TEMPERATURE))
 
 
 def _aggregate_unweighted(
@@ -192,7 +203,7 @@ def aggregation_weights(
         return out
     if method == "mean":
         return w / w.sum() if w.sum() > 0 else w
-    e = np.exp((s - s.max()) / (params.temperature * scale)) * w
+    e = np.exp((s - s.max()) / softmax_temperature(params, scale)) * w
     return e / e.sum() if e.sum() > 0 else e
 
 

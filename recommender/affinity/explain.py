@@ -1,23 +1,58 @@
-"""Explanations: the evidence behind one (paper, reviewer) score.
+"""Explanations: the evidence behind one (paper, reviewer) score, in numbers and in words.
 
 :meth:`recommender.affinity.model.AffinityModel.explain` assembles an :class:`Explanation`
-from the fitted model: the reviewer's publications with their similarity to the paper and
-their weight in the aggregate, and the TF-IDF terms the paper shares with the reviewer's
-profile (:func:`shared_terms`).
+from the fitted model:
+
+- ``parts``: the score split into what each source adds, in the score's own units
+  (:class:`ScoreParts`: text match (TF-IDF), embedding, bid, and the constant that global
+  scaling or paper centering adds), summing to the score;
+- ``publications``: the reviewer's publications with their similarity to the paper, their
+  weight in the aggregate and their ``share`` of the score's evidence;
+- ``shared_terms``: TF-IDF terms the paper shares with the reviewer's profile, without
+  filler words (:data:`FILLER_TERMS`, beside the English stop words TF-IDF already drops);
+- ``sentence``: one plain sentence (:func:`plain_sentence`).
+
+``Explanation.to_dict()`` is what the API and ``recommender score --explain`` show.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import scipy.sparse as sp
 
 from recommender.affinity.params import ScoringParams
 
 N_TERMS = 10
+
+MAIN_SHARE = 0.8
+"""The publications named in the sentence: the fewest that carry this share of the
+evidence (:func:`main_publications`)."""
+
+_FILLER = """
+    able abstract account achieve achieves achieved address addresses allow allows
+    approach approaches based benefit best better case cases challenge challenging
+    characterize conclusion consider contribution contributions current demonstrate
+    demonstrated demonstrates design different does effective efficient empirical
+    empirically evaluate evaluation existing experiment experimental experiments extensive
+    far finally findings framework furthermore general given goal good high importance
+    hard harder important improve improved improvement improvements improves including
+    introduce data learn learning model models modeling modelling
+    introduced introduces investigate key known large learned leads leverage lot make makes
+    method methods new novel number obtain paper papers particular perform performance
+    performs possible present presented presents previous prior problem problems propose
+    proposed proposes provide provides published recent recently related research result
+    results second setting settings shown shows significant significantly simple specific
+    state study studies suggest task tasks technique techniques terms use used uses using
+    various way ways wide widely work works yield yields
+"""
+FILLER_TERMS = frozenset(_FILLER.split())
+"""Words a research abstract uses whatever its subject ("work", "learned", "propose"): not
+shown as shared terms (nor any n-gram made only of them)."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +68,35 @@ class PublicationEvidence:
     weight: float
     tfidf_similarity: float | None = None
     embedding_similarity: float | None = None
+    share: float = 0.0
+    """Share of the score's evidence: ``max(weight x similarity, 0)`` over its sum across
+    the reviewer's publications (0 for a publication that does not count)."""
+
+
+@dataclass(frozen=True)
+class ScoreParts:
+    """A score split into its sources, in the score's own units: ``text_match`` (the TF-IDF
+    channel), ``embedding``, ``bid`` (``bid_weight x bid``, 0 when none was folded in) and
+    ``baseline`` (the constant that min-max scaling of ``combined`` scores, paper centering
+    or float rounding add). ``text_match + embedding + bid + baseline == total``."""
+
+    text_match: float
+    embedding: float
+    bid: float
+    baseline: float
+
+    @property
+    def total(self) -> float:
+        return self.text_match + self.embedding + self.bid + self.baseline
+
+    def to_dict(self) -> dict[str, float]:
+        return {
+            "text_match": self.text_match,
+            "embedding": self.embedding,
+            "bid": self.bid,
+            "baseline": self.baseline,
+            "total": self.total,
+        }
 
 
 @dataclass(frozen=True)
@@ -51,16 +115,136 @@ class Explanation:
     publications: tuple[PublicationEvidence, ...]
     shared_terms: tuple[tuple[str, float], ...]
     params: ScoringParams
+    parts: ScoreParts | None = None
+    sentence: str = ""
+
+    def with_bid(self, bid: float, weight: float | None = None) -> Explanation:
+        """This explanation with a bid folded in (``bid`` in -1..1, Very Low..Very High;
+        ``weight`` default the parameters' ``bid_weight``): the score and ``parts.bid``
+        grow by ``weight x bid`` and the sentence says so."""
+        weight = self.params.bid_weight if weight is None else weight
+        added = float(weight) * float(bid)
+        parts = self.parts or ScoreParts(0.0, 0.0, 0.0, self.score)
+        parts = replace(parts, bid=parts.bid + added)
+        sentence = self.sentence
+        if added:
+            sign = "raises" if added > 0 else "lowers"
+            sentence += f" The reviewer's bid {sign} the score by {abs(added):.3g}."
+        return replace(self, score=self.score + added, parts=parts, sentence=sentence.strip())
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``paper_id, reviewer_id, score, sentence, parts`` (see
+        :class:`ScoreParts`; null when unknown), ``publications`` (each with ``share``),
+        ``shared_terms`` (``term``, ``contribution``) and ``config``."""
         return {
             "paper_id": self.paper_id,
             "reviewer_id": self.reviewer_id,
             "score": self.score,
+            "sentence": self.sentence,
+            "parts": self.parts.to_dict() if self.parts is not None else None,
             "publications": [asdict(p) for p in self.publications],
             "shared_terms": [{"term": t, "contribution": c} for t, c in self.shared_terms],
             "config": self.params.to_dict(),
         }
+
+    def describe(self, n_publications: int = 5) -> str:
+        """The explanation in words (``recommender score --explain``): the sentence, the
+        score's parts, the publications that carry it with their shares, the shared terms."""
+        lines = [
+            f"Score {self.score:.3f} of reviewer {self.reviewer_id} for paper {self.paper_id}."
+        ]
+        if self.sentence:
+            lines.append(self.sentence)
+        if self.parts is not None:
+            named = [
+                ("text match", self.parts.text_match),
+                ("embedding", self.parts.embedding),
+                ("bid", self.parts.bid),
+                ("baseline", self.parts.baseline),
+            ]
+            shown = [f"{name} {value:+.3f}" for name, value in named if abs(value) >= 5e-4]
+            lines.append("Parts: " + (", ".join(shown) if shown else "none"))
+        counted = [p for p in self.publications if p.share > 0][:n_publications]
+        if counted:
+            lines.append("Publications behind it:")
+            for p in counted:
+                year = f" ({p.year})" if p.year is not None else ""
+                lines.append(f"  {p.share:4.0%}  {p.title}{year}")
+        if self.shared_terms:
+            lines.append("Shared terms: " + ", ".join(t for t, _ in self.shared_terms))
+        return "\n".join(lines)
+
+
+def is_filler(term: str) -> bool:
+    """Whether every word of a (possibly n-gram) term is a filler word."""
+    return all(word in FILLER_TERMS for word in term.split())
+
+
+def evidence_shares(contributions: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Each publication's share of the positive evidence (sums to 1 unless all are <= 0)."""
+    positive = np.clip(contributions, 0.0, None)
+    total = positive.sum()
+    return positive / total if total > 0 else np.zeros_like(positive)
+
+
+def main_publications(shares: npt.NDArray[np.float64], share: float = MAIN_SHARE) -> list[int]:
+    """Indices of the fewest publications whose shares reach ``share`` (largest first)."""
+    order = np.argsort(-shares, kind="stable")
+    chosen: list[int] = []
+    covered = 0.0
+    for i in order:
+        if shares[i] <= 0 or covered >= share - 1e-9:
+            break
+        chosen.append(int(i))
+        covered += float(shares[i])
+    return chosen
+
+
+def plain_sentence(
+    n_publications: int,
+    main: int,
+    main_share: float,
+    terms: Sequence[str],
+    first_title: str | None,
+) -> str:
+    """One sentence for a chair, e.g. ``3 of this reviewer's 20 papers are about graph
+    neural networks, message passing and molecules, as is this submission (82% of the
+    evidence).``"""
+    if n_publications == 0:
+        return "This reviewer has no publications on record, so the score is 0."
+    if main == 0:
+        return (
+            f"None of this reviewer's {_papers(n_publications)} is closer to this submission "
+            "than the venue's average pair."
+        )
+    lead = (
+        f"{main} of this reviewer's {_papers(n_publications)}"
+        if n_publications > 1
+        else "This reviewer's only paper"
+    )
+    verb = "are" if main > 1 else "is"
+    share = f" ({main_share:.0%} of the evidence)" if n_publications > 1 else ""
+    if terms:
+        return f"{lead} {verb} about {_listing(terms[:3])}, as is this submission{share}."
+    if not first_title:
+        title = ""
+    elif main > 1:
+        title = f', e.g. "{first_title}",'
+    else:
+        title = f' ("{first_title}")'
+    return (
+        f"{lead}{title} {verb} close to this submission in meaning, without distinctive "
+        f"shared terms{share}."
+    )
+
+
+def _papers(n: int) -> str:
+    return f"{n} papers" if n != 1 else "1 paper"
+
+
+def _listing(items: Sequence[str]) -> str:
+    items = [f'"{item}"' for item in items]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def shared_terms(
@@ -77,9 +261,12 @@ def shared_terms(
         return ()
     profile /= norm
     contributions = submission.data * profile[submission.indices]
-    order = np.argsort(-contributions, kind="stable")[:n_terms]
-    return tuple(
-        (term(int(submission.indices[i])), float(contributions[i]))
-        for i in order
-        if contributions[i] > 0
-    )
+    order = np.argsort(-contributions, kind="stable")
+    found: list[tuple[str, float]] = []
+    for i in order:
+        if contributions[i] <= 0 or len(found) >= n_terms:
+            break
+        name = term(int(submission.indices[i]))
+        if not is_filler(name):
+            found.append((name, float(contributions[i])))
+    return tuple(found)

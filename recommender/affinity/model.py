@@ -44,7 +44,16 @@ from recommender.affinity.aggregation import (
     profile_offsets,
 )
 from recommender.affinity.blockwise import SparseAffinity, blockwise_affinity
-from recommender.affinity.explain import N_TERMS, Explanation, PublicationEvidence, shared_terms
+from recommender.affinity.explain import (
+    N_TERMS,
+    Explanation,
+    PublicationEvidence,
+    ScoreParts,
+    evidence_shares,
+    main_publications,
+    plain_sentence,
+    shared_terms,
+)
 from recommender.affinity.options import RunOptions
 from recommender.affinity.params import ScoringParams
 from recommender.affinity.result import Affinity, csr_from_pairs
@@ -55,6 +64,7 @@ from recommender.affinity.similarity import (
     cosine_block,
     fit_standardisers,
     mixed_similarity,
+    near_duplicates,
 )
 from recommender.corpus import Reviewer, Submission
 from recommender.embeddings import EmbeddingCache
@@ -164,6 +174,23 @@ class AffinityModel:
             pub_embedding = embedded[: len(pub_texts)]
             sub_embedding = embedded[len(pub_texts) :]
 
+        if params.duplicate_threshold is not None and publications:
+            # Near-duplicates of a reviewer's own publications count once: dropped from the
+            # profile (their vectors, their place in the explanations).
+            pub_vectors = pub_embedding if pub_embedding is not None else vectors[: len(pub_texts)]
+            offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+            duplicate = near_duplicates(pub_vectors, offsets, params.duplicate_threshold)
+            if duplicate.any():
+                keep = np.flatnonzero(~duplicate)
+                owner = np.repeat(np.arange(counts.size), counts)
+                counts = np.bincount(owner[keep], minlength=counts.size).astype(np.int64)
+                publications = [publications[j] for j in keep]
+                if pub_embedding is not None:
+                    pub_embedding = pub_embedding[keep]
+                vectors = sp.vstack(
+                    [vectors[: len(pub_texts)][keep], vectors[len(pub_texts) :]], format="csr"
+                )
+                pub_texts = [pub_texts[j] for j in keep]
         self.paper_ids_ = paper_ids
         self.reviewer_ids_ = reviewer_ids
         self.publications_: Sequence[PublicationInfo] = publications
@@ -425,7 +452,16 @@ class AffinityModel:
         start, stop = int(self.offsets_[r]), int(self.offsets_[r + 1])
         score = self.pair_score(p, r)
         if stop == start:
-            return Explanation(paper_id, reviewer_key, score, (), (), self.params)
+            return Explanation(
+                paper_id,
+                reviewer_key,
+                score,
+                (),
+                (),
+                self.params,
+                ScoreParts(0.0, 0.0, 0.0, score),
+                plain_sentence(0, 0, 0.0, [], None),
+            )
         similarity = self._reviewer_similarity(p, start, stop)
         weights = aggregation_weights(
             similarity, self.params, self.publication_weights_[start:stop], scale=self.scale()
@@ -437,6 +473,8 @@ class AffinityModel:
             )[0]
             for name, channel in self.channels().items()
         }
+        contributions = weights * similarity.astype(np.float64)
+        shares = evidence_shares(contributions)
         evidence = [
             PublicationEvidence(
                 id=publication.id,
@@ -448,14 +486,60 @@ class AffinityModel:
                 embedding_similarity=(
                     float(cosines["embedding"][offset]) if "embedding" in cosines else None
                 ),
+                share=float(shares[offset]),
             )
             for offset, publication in enumerate(self.publications_[start:stop])
         ]
-        evidence.sort(key=lambda e: (-e.weight, -e.similarity))
-        terms = shared_terms(
-            sp.csr_matrix(self.sub_tfidf_[p]), self.pub_tfidf_[start:stop], self.term, n_terms
+        submission = sp.csr_matrix(self.sub_tfidf_[p])
+        terms = shared_terms(submission, self.pub_tfidf_[start:stop], self.term, n_terms)
+        main = main_publications(shares)
+        main_terms = (
+            shared_terms(submission, self.pub_tfidf_[start + np.array(main)], self.term, 3)
+            if main
+            else ()
         )
-        return Explanation(paper_id, reviewer_key, score, tuple(evidence), terms, self.params)
+        sentence = plain_sentence(
+            stop - start,
+            len(main),
+            float(shares[main].sum()) if main else 0.0,
+            [t for t, _ in main_terms],
+            evidence[main[0]].title if main else None,
+        )
+        evidence.sort(key=lambda e: (-e.share, -e.weight, -e.similarity))
+        parts = self._score_parts(score, weights, cosines)
+        return Explanation(
+            paper_id, reviewer_key, score, tuple(evidence), terms, self.params, parts, sentence
+        )
+
+    def _score_parts(
+        self,
+        score: float,
+        weights: npt.NDArray[np.float64],
+        cosines: dict[str, FloatMatrix],
+    ) -> ScoreParts:
+        """Split one pair's score into text match, embedding and the constant (see
+        :class:`~recommender.affinity.explain.ScoreParts`): the aggregate is
+        ``sum_j weight_j x similarity_j`` and the similarity is one channel's cosine or the
+        affine mix of both, so each channel's part is its share of that sum, in final units
+        (divided by the global range for ``combined``)."""
+        params = self.params
+        text = embedding = 0.0
+        if params.method == "tfidf":
+            text = float(weights @ cosines["tfidf"].astype(np.float64))
+        elif params.method == "embedding":
+            embedding = float(weights @ cosines["embedding"].astype(np.float64))
+        else:
+            a = params.embedding_weight
+            t, e = self.standardisers_["tfidf"], self.standardisers_["embedding"]
+            text = (1 - a) * float(weights @ ((cosines["tfidf"] - t.mean) / t.std))
+            embedding = a * float(weights @ ((cosines["embedding"] - e.mean) / e.std))
+            if params.normalisation == "zscore":
+                low, high = self._known_range() or (0.0, 1.0)
+                span = high - low if high > low else 1.0
+                text, embedding = text / span, embedding / span
+            else:  # rank: not affine in the cosines; the mix as a whole, by channel weight
+                text = embedding = 0.0
+        return ScoreParts(text, embedding, 0.0, score - text - embedding)
 
     def term(self, column: int) -> str:
         """The TF-IDF vocabulary term of a column."""

@@ -166,3 +166,33 @@ def affine_channels(
         Channel(embedding.paper_vectors, embedding.publication_vectors, w / dense.std),
     ]
     return mixed, -(1.0 - w) * text.mean / text.std - w * dense.mean / dense.std
+
+
+DUPLICATE_PAIRS_CHUNK = 100_000
+"""Within-reviewer publication pairs compared at once by :func:`near_duplicates`."""
+
+
+def near_duplicates(
+    vectors: Vectors, offsets: npt.NDArray[np.int64], threshold: float
+) -> npt.NDArray[np.bool_]:
+    """(n_pubs,) True for each publication whose cosine with an *earlier* publication of the
+    same reviewer is at least ``threshold``: the arXiv and proceedings versions of one
+    paper, or a paper listed twice, count once. ``vectors``: L2-normalised rows (dense or
+    CSR), reviewer r owning rows ``offsets[r]:offsets[r+1]``. Vectorised over reviewers
+    with the same number of publications, in chunks of :data:`DUPLICATE_PAIRS_CHUNK`
+    pairs."""
+    counts = np.diff(offsets)
+    n_pubs = int(offsets[-1]) if offsets.size else 0
+    duplicate = np.zeros(n_pubs, dtype=bool)
+    channel = Channel(vectors, vectors)
+    for count in np.unique(counts[counts > 1]):
+        first, second = np.triu_indices(int(count), 1)
+        starts = offsets[:-1][counts == count]
+        per_chunk = max(1, DUPLICATE_PAIRS_CHUNK // first.size)
+        for at in range(0, starts.size, per_chunk):
+            base = starts[at : at + per_chunk, None]
+            rows = (base + first[None, :]).ravel()
+            columns = (base + second[None, :]).ravel()
+            close = pair_cosines(channel, rows, columns) >= threshold
+            duplicate[columns[close]] = True
+    return duplicate

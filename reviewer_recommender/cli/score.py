@@ -174,8 +174,35 @@ def run(args: argparse.Namespace) -> int:
     if args.conflicts_output is not None:
         print(f"{len(result.conflict_constraints())} conflicting pairs -> {args.conflicts_output}")
     if args.explain:
-        print(json.dumps(result.model.explain(*args.explain).to_dict(), indent=2))
+        explanation = result.model.explain(*args.explain)
+        if bids is not None:
+            explanation = _with_bid(
+                explanation, bids, scoring.replace(bid_weight=params.bid_weight)
+            )
+        print(explanation.describe())
+        print(json.dumps(explanation.to_dict(), indent=2))
     return 0
+
+
+def _with_bid(explanation: Any, bids: Any, scoring: Any) -> Any:
+    """The explanation with the pair's bid folded in, as the written score has it."""
+    from recommender.bids import parse_bid
+
+    frame = bids.frame
+    paper = frame["paper_id"].astype(str).str.strip() == explanation.paper_id
+    reviewer = frame["reviewer_id"].astype(str).str.strip().str.lstrip("~") == (
+        explanation.reviewer_id
+    )
+    rows = frame[paper & reviewer]
+    if rows.empty:
+        return explanation
+    last = rows.iloc[-1]
+    value, excluding = parse_bid(last["label"] if "label" in rows.columns else last["bid"])
+    if excluding:
+        return explanation
+    if "label" in rows.columns and "bid" in rows.columns:
+        value = float(last["bid"])  # as recommender.bids.apply_bids reads it
+    return explanation.with_bid(value, scoring.bid_weight)
 
 
 def check_conflict_flags(args: argparse.Namespace) -> None:

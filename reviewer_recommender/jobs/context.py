@@ -16,6 +16,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from matching.monitor import SolveCancelled
+from recommender.progress import ProgressStage
 from reviewer_recommender.storage.db import Database
 from reviewer_recommender.storage.models import Job, utcnow
 
@@ -107,7 +108,11 @@ class JobContext:
     def record_progress(self, fraction: float | None, stage: str, *, force: bool = False) -> bool:
         """Write progress (``None`` keeps the fraction) unless written less than 0.2 s ago
         and not ``force``; never raises for a cancel. Returns whether it wrote; reads the
-        cancel column in the same round trip."""
+        cancel column in the same round trip. A :class:`~recommender.progress.ProgressStage`
+        (texts being embedded) also writes its numbers as the running job's
+        ``result = {"progress": {texts_done, texts_total, texts_per_second, eta_seconds,
+        elapsed_seconds}}``, replaced by the real result when the job succeeds and emptied
+        when it ends otherwise."""
         with self._lock:
             now = time.monotonic()
             if not force and now - self._last_write < PROGRESS_WRITE_SECONDS:
@@ -116,11 +121,13 @@ class JobContext:
             if fraction is not None and math.isfinite(fraction):
                 self._progress = max(0.0, min(1.0, float(fraction)))
             progress = self._progress
+        values: dict[str, Any] = {"progress": progress, "stage": str(stage)[:200]}
+        if isinstance(stage, ProgressStage):
+            # texts done/total, rate, ETA: the running job's result holds them until it ends
+            values["result"] = {"progress": stage.detail.to_dict()}
         with self.session() as session:
             session.execute(
-                update(Job)
-                .where(Job.id == self.job_id, Job.state == "running")
-                .values(progress=progress, stage=stage[:200])
+                update(Job).where(Job.id == self.job_id, Job.state == "running").values(**values)
             )
             session.commit()
             requested = session.scalar(select(Job.cancel_requested).where(Job.id == self.job_id))
@@ -254,14 +261,15 @@ def finalize(
     error: str = "",
     from_states: Iterable[str] = ("running",),
 ) -> bool:
-    """Move the job from one of ``from_states`` to ``state`` (never over a final state);
-    returns whether it did. The state changes by one conditional UPDATE, so of two racing
+    """Move the job from one of ``from_states`` to ``state`` (never over a final state; its
+    result emptied: only success writes one); returns whether it did. The state changes by one conditional UPDATE, so of two racing
     transitions (a cancel and a start, a worker and its abandoned thread) exactly one wins."""
     with database.session() as session:
         moved = session.execute(
             update(Job)
             .where(Job.id == job_id, Job.state.in_(tuple(from_states)))
-            .values(state=state, error=error, finished_at=utcnow())
+            # result={}: a running job's progress numbers (see record_progress) are no result
+            .values(state=state, error=error, finished_at=utcnow(), result={})
         )
         if moved.rowcount != 1:  # type: ignore[attr-defined]
             session.rollback()

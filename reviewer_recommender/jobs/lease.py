@@ -185,6 +185,7 @@ def _interrupt(
                 state="interrupted",
                 stage=f"interrupted while {stage}"[:200],
                 finished_at=utcnow(),
+                result={},  # a running job's progress numbers are no result
             )
         )
         if moved.rowcount != 1:  # type: ignore[attr-defined]

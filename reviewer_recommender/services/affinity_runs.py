@@ -80,8 +80,32 @@ def start_affinity_job(
     pool: str = DEFAULT_POOL,
 ) -> Job:
     """Queue computing the affinities of the pool's persons (and detecting their conflicts
-    with the venue's policy, :mod:`reviewer_recommender.services.conflict_policy`);
-    422 ``invalid_option`` when the embedding model is not one of the server's."""
+    with the venue's policy, :mod:`reviewer_recommender.services.conflict_policy`).
+    Whatever would make the job fail on its parameters is refused now, by the validator
+    the job itself runs (:func:`reviewer_recommender.services.affinity_store.
+    affinity_job_params`): 422 naming the field, e.g. ``invalid_option`` for a model that
+    is not one of the server's, ``model_not_installed`` (``config.model``) for one whose
+    files this server lacks (the command line's words)."""
+    params = checked_job_parameters(options, config, top_n, pool)
+    # conflicts are detected with the venue's policy (its chairs' settings)
+    stored_policy = venue_policy(session, venue_id)
+    params["conflicts"] = stored_policy.model_dump(mode="json", exclude={"reference_year"})
+    return start_job(runner, session, venue_id, "affinity", params, actor)
+
+
+def checked_job_parameters(
+    options: RunOptions, config: ScoringParams, top_n: int | None, pool: str
+) -> dict[str, Any]:
+    """An affinity job's parameters, checked as the job will check them."""
+    from reviewer_recommender.services.affinity_store import affinity_job_params
+
+    _check_model(config, options)
+    params = job_parameters(config, top_n, pool)
+    affinity_job_params(params, top_n or 1, options)
+    return params
+
+
+def _check_model(config: ScoringParams, options: RunOptions) -> None:
     if config.uses_embedding and config.model not in options.model_names():
         raise InvalidRequest(
             "invalid_option",
@@ -89,13 +113,44 @@ def start_affinity_job(
             f"offers {', '.join(options.model_names())}",
             field="config.model",
         )
+
+
+def job_parameters(config: ScoringParams, top_n: int | None, pool: str) -> dict[str, Any]:
+    """An affinity job's stored parameters (what the job, its re-run and its estimate
+    read)."""
     params: dict[str, Any] = {"config": config.to_dict(), "top_n": top_n}
-    # conflicts are detected with the venue's policy (its chairs' settings)
-    stored_policy = venue_policy(session, venue_id)
-    params["conflicts"] = stored_policy.model_dump(mode="json", exclude={"reference_year"})
     if pool != DEFAULT_POOL:
         params["pool"] = check_pool(pool)
-    return start_job(runner, session, venue_id, "affinity", params, actor)
+    return params
+
+
+def estimate_affinity(
+    session: Session,
+    options: RunOptions,
+    venue_id: str,
+    config: ScoringParams,
+    top_n: int | None,
+    pool: str = DEFAULT_POOL,
+) -> dict[str, Any]:
+    """How long an affinity job with these parameters would take now (texts not yet in the
+    embedding cache x the model's texts/s), refused as the job's submission would be; with
+    a warning and the faster models' estimates above ten minutes
+    (:func:`reviewer_recommender.services.affinity_store.estimate_affinity_job`)."""
+    from reviewer_recommender.services.affinity_store import estimate_affinity_job
+
+    params = checked_job_parameters(options, config, top_n, pool)
+    estimate = estimate_affinity_job(session, venue_id, params, top_n or 1, options)
+    faster = [(name, s) for name, s in estimate.alternatives.items() if s < estimate.seconds]
+    return {
+        **estimate.to_dict(),
+        "warning": estimate.message if estimate.warn else None,
+        # the fastest other model, offered when the estimate warns
+        "faster_model": (
+            {"name": faster[0][0], "seconds": round(faster[0][1], 1)}
+            if estimate.warn and faster
+            else None
+        ),
+    }
 
 
 def affinity_models(options: RunOptions) -> AffinityModels:

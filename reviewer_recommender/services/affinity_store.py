@@ -16,6 +16,7 @@ from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
 from recommender.affinity import AffinityModel, RunOptions, ScoringParams
+from recommender.affinity.estimate import ScoringEstimate
 from recommender.corpus import Corpus
 from recommender.packaged_models import ModelNotInstalledError
 from reviewer_recommender.errors import InvalidRequest, StateConflict
@@ -75,7 +76,7 @@ def affinity_job_params(
             options.model_path(scoring.model)
         except ModelNotInstalledError as error:
             # The server's installation, not the request: the CLI's message verbatim.
-            raise InvalidRequest("model_not_installed", str(error)) from error
+            raise InvalidRequest("model_not_installed", str(error), field="config.model") from error
         except ValueError as error:
             raise InvalidRequest("invalid_option", f"bad affinity config: {error}") from error
     try:
@@ -124,6 +125,27 @@ def read_scoring_inputs(
         pins=Rows(pins_frame(session, venue_id, pool), "venue pins"),
         pool=pool,
     )
+
+
+def estimate_affinity_job(
+    session: Session,
+    venue_id: str,
+    params: Mapping[str, Any],
+    default_top_n: int,
+    options: RunOptions,
+) -> ScoringEstimate:
+    """How long an affinity job with these parameters (as submitted: ``config``, ``pool``,
+    ...) would take on the venue now: texts not yet in the embedding cache x the model's
+    texts/s (:func:`recommender.affinity.estimate.estimate_scoring`); ``warn`` above ten
+    minutes, with what each faster installed model would take. Bad parameters raise
+    :class:`InvalidRequest` as the job's submission does; an empty venue StateConflict."""
+    from recommender.affinity.estimate import estimate_scoring
+
+    job = affinity_job_params(params, default_top_n, options)
+    reviewers, submissions = load_corpus(session, venue_id, job.pool)
+    if not reviewers or not submissions:
+        read_scoring_inputs(session, venue_id, job.pool)  # raises the usual StateConflict
+    return estimate_scoring(reviewers, submissions, job.scoring, options)
 
 
 def score_venue(

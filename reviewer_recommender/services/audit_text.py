@@ -156,6 +156,10 @@ SUMMARIES: dict[str, Callable[[Detail, Names], str]] = {
         f"uploaded constraints from {d.get('source', 'a file')}: {d.get('conflicts', 0)} "
         f"conflicts, {d.get('pins', 0)} new pins"
     ),
+    "affinity.upload": lambda d, _n: (
+        f"uploaded affinity scores from {d.get('source', 'a file')}: {d.get('pairs', 0)} pairs "
+        f"as affinity run {d.get('run_id')} of pool {d.get('pool', 'reviewers')}"
+    ),
     "paper_demands.upload": _count("paper demands", "rows"),
     "reviewer_max_loads.upload": _count("reviewer max loads", "rows"),
     "paper_demands.set": lambda d, n: (

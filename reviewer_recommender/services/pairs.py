@@ -3,8 +3,14 @@ affinity and assignment routers)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy.orm import Session
 
+from recommender.affinity.explain import Explanation
+from recommender.bids import excludes
+from reviewer_recommender.errors import StateConflict
+from reviewer_recommender.services.affinity_upload import explanation_unavailable, is_uploaded
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.results import PairScoreOut
 from reviewer_recommender.services.scoring import fold_pair_bid
@@ -29,26 +35,47 @@ def pair_score(
     store: bool,
     marks: bool = True,
     pool: str = DEFAULT_POOL,
+    show_bid: bool | None = None,
 ) -> PairScoreOut:
     """Score of a pair from the latest run; a pair not stored is computed (its bid folded
     in with the run's weight, as the run folds bids) and, with ``store``, added to the
     session as a requested pair (the caller commits: reads never store). ``marks=False``
-    leaves out bids and conflict reasons (null). ``pool``: whose latest run."""
+    leaves out bids and conflict reasons (null). ``pool``: whose latest run.
+
+    The explanation (``explain``) is the readable evidence (:meth:`recommender.affinity.
+    explain.Explanation.to_dict`: the plain sentence, the score's parts in its units, the
+    publications with their share, the shared terms), the pair's bid folded in as the run
+    folds it, so that the parts add up to the score; ``show_bid`` (default ``marks``)
+    False leaves the bid's part null and out of the sentence. Uploaded scores have none
+    (``available`` false, and why)."""
     run = require_run(session, venue_id, pool)
     require_paper(session, venue_id, paper_id)
     require_reviewer(session, venue_id, reviewer_id)
     stored = session.get(AffinityScore, (run.id, paper_id, reviewer_id))
     explanation = None
-    if stored is None or explain:
+    if is_uploaded(run.config):
+        # scores computed elsewhere: nothing here explains them or scores a pair they lack
+        if stored is None:
+            raise StateConflict(
+                "pair_not_scored",
+                f"pair ({paper_id}, {reviewer_id}) has no score in affinity run {run.id}, "
+                f"uploaded from {run.config.get('source') or 'a file'}: upload scores that "
+                "include it, or compute affinity",
+            )
+        score = float(stored.score)
+        explanation = explanation_unavailable(run.config) if explain else None
+    elif stored is None or explain:
         model, _stale = explainers.model(session, run)
         evidence = model.explain(paper_id, reviewer_id)
-        explanation = evidence.to_dict() if explain else None
+        bid = session.get(Bid, (venue_id, paper_id, reviewer_id))
+        if explain:
+            shown = marks if show_bid is None else show_bid
+            explanation = _readable(evidence, bid, model.params.bid_weight, shown)
         if stored is not None:
             score = float(stored.score)
         else:
             # scored as the run would have stored it: the pair's bid folded in
             score = float(evidence.score)
-            bid = session.get(Bid, (venue_id, paper_id, reviewer_id))
             if bid is not None:
                 score = fold_pair_bid(score, model.params.bid_weight, bid.label, bid.bid)
         if stored is None and store:
@@ -87,3 +114,18 @@ def pair_score(
         bid=bids.get((paper_id, reviewer_id)),
         explanation=explanation,
     )
+
+
+def _readable(
+    evidence: Explanation, bid: Bid | None, weight: float, show_bid: bool
+) -> dict[str, Any]:
+    """The explanation as the API returns it (see :func:`pair_score`)."""
+    if bid is None or excludes(bid.label) or not weight:
+        return {"available": True, **evidence.to_dict()}
+    folded = evidence.with_bid(float(bid.bid), weight).to_dict()
+    if not show_bid:
+        # the score holds the bid, whose size this role may not see: its part is hidden
+        if folded.get("parts") is not None:
+            folded["parts"]["bid"] = None
+        folded["sentence"] = evidence.sentence
+    return {"available": True, **folded}

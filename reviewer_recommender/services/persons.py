@@ -313,6 +313,7 @@ def my_pair(
         store=False,
         marks=False,
         pool=person.pool,
+        show_bid=True,  # their own bid, which they see
     )
     # the person's own bid (no conflict reasons: a candidate has none they may not know)
     return pair.model_copy(update={"bid": own_bids(session, person, [paper_id]).get(paper_id)})

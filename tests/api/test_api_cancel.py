@@ -253,3 +253,30 @@ def test_solve_monitor_shows_incumbent_and_bound_and_reads_a_cancel_from_the_row
     assert context.cancel_requested()
     with pytest.raises(JobCancelled):
         context.progress(0.9, "next batch")
+
+
+def test_embedding_progress_numbers_are_stored_while_running_and_dropped_after(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recommender.progress import TextProgressMeter
+    from reviewer_recommender.jobs.context import finalize
+
+    monkeypatch.setattr(job_context, "PROGRESS_WRITE_SECONDS", 0.0)  # every report writes
+    job_id = _new_job(database, "manual")
+    with database.session() as session:
+        session.get(Job, job_id).state = "running"  # type: ignore[union-attr]
+        session.commit()
+    context = JobContext(database, _job(database, job_id), threading.Event())
+    clock = iter([0.0, 20.0]).__next__
+    stage = TextProgressMeter(3400, clock=clock).stage(1200)
+    context.sub_progress(0.1, 0.9)(stage.detail.fraction, stage)
+    job = _job(database, job_id)
+    assert job.stage == "embedding 1,200 / 3,400 texts, 60 texts/s, about 37 s left"
+    assert job.progress == pytest.approx(0.1 + 0.8 * 1200 / 3400)
+    assert job.result["progress"]["texts_done"] == 1200
+    assert job.result["progress"]["texts_total"] == 3400
+    assert job.result["progress"]["texts_per_second"] == 60.0
+    context.progress(0.95, "writing results")  # a plain stage leaves the numbers as they were
+    assert _job(database, job_id).result["progress"]["texts_done"] == 1200
+    assert finalize(database, job_id, "failed", "failed", error="boom")
+    assert _job(database, job_id).result == {}  # numbers of a run are no result

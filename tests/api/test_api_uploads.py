@@ -207,6 +207,19 @@ def test_bids_and_constraints_without_a_valid_line_change_nothing(
         },
     )
     assert response.status_code == 422 and response.json()["problems"][0]["line"] == 2
+    # a number outside -1..1 would fold into an infinite score: refused, by line and field
+    for value in (b"1e308", b"-1e308", b"2"):
+        response = api.call(
+            "POST",
+            f"/venues/{venue_id}/bids/upload",
+            chair,
+            files={
+                "file": ("bids.csv", b"paper_id,reviewer_id,bid\nP1,Grace_Graph1," + value + b"\n")
+            },
+        )
+        problem = response.json()["problems"][0]
+        assert response.status_code == 422 and (problem["line"], problem["field"]) == (2, "bid")
+        assert "outside -1..1" in problem["message"]
     response = api.call(
         "POST",
         f"/venues/{venue_id}/constraints/upload",

@@ -63,7 +63,9 @@ def test_every_request_of_the_page_is_a_route_of_the_spec(openapi: dict[str, Any
     ]:
         assert expected in found, expected
     uploads = {path for method, path in found if method == "POST" and path.endswith("/upload")}
-    assert len(uploads) == 6, uploads  # one per upload form of the Data tab
+    # one per upload form of the Data tab, and the Compute tab's scores upload
+    assert len(uploads) == 7, uploads
+    assert "/venues/{venue_id}/affinity/upload" in uploads
     assert len(found) >= 60
 
 

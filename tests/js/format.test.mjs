@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import {
   auditText, clip, conflictReasons, duration, elapsed, jobParamsText, jobTitle, lineageText, loadText,
   niceNumber, pairChips, parseLogLine, plural, runLabel, runName, signed, solveParamsText,
+  affinityParamsText, estimateText, rateText, textProgressText,
 } from "../../api/static/core/format.js";
 
 test("numbers read short, missing ones as a dash", () => {
@@ -100,4 +101,26 @@ test("pair marks are separate chips: each bid and each conflict reason", () => {
   assert.deepEqual(conflictReasons("one"), ["one"]);
   assert.equal(loadText(3, 6), "3 / 6");
   assert.equal(loadText(3, null), "3");
+});
+
+test("an embedding job's progress, an estimate and uploaded scores read in words", () => {
+  assert.equal(rateText(15.4), "15");
+  assert.equal(rateText(2.14), "2.1");
+  assert.equal(rateText(0.351), "0.35");
+  assert.equal(rateText(null), "–");
+  assert.equal(
+    textProgressText({ texts_done: 1200, texts_total: 3400, texts_per_second: 15.2, eta_seconds: 160, elapsed_seconds: 80 }),
+    "1,200 of 3,400 texts embedded · 15 texts/s · about 2 min 40 s left");
+  assert.equal(textProgressText({ texts_done: 0, texts_total: 10, texts_per_second: null, eta_seconds: null }),
+    "0 of 10 texts embedded");
+  assert.equal(textProgressText(undefined), "");
+  assert.equal(
+    estimateText({ model: "all-mpnet-base-v2", texts_total: 380000, texts_cached: 1000, texts_to_embed: 379000, texts_per_second: 2.1, seconds: 180476 }),
+    "About 50 h 07 min: 379,000 of 380,000 texts to embed with all-mpnet-base-v2 at 2.1 texts/s (1,000 already cached).");
+  assert.equal(estimateText({ model: null, texts_total: 11, texts_to_embed: 0, seconds: 0 }),
+    "About a few seconds: TF-IDF only, nothing to embed.");
+  assert.equal(estimateText({ model: "m", texts_total: 11, texts_cached: 11, texts_to_embed: 0, seconds: 0 }),
+    "About a few seconds: every text is already embedded with m.");
+  assert.equal(affinityParamsText({ config: { method: "uploaded", source: "s.csv", bid_weight: 0.1 }, top_n: 3 }),
+    "uploaded from s.csv, bid weight 0.1");
 });

@@ -191,7 +191,10 @@ def test_run_options_are_not_scoring_parameters() -> None:
             ScoringParams.from_dict({field: 1})
     # Records of version 0.1 (AffinityConfig held both) still read, run options dropped.
     legacy = {"method": "tfidf", "cache_dir": "/tmp/x", "batch_size": 32, "device": "cpu"}
-    assert ScoringParams.from_stored(legacy) == ScoringParams(method="tfidf")
+    # (and, made before near-duplicates counted once, with none counted once)
+    assert ScoringParams.from_stored(legacy) == ScoringParams(
+        method="tfidf", duplicate_threshold=None
+    )
     with pytest.raises(ValueError, match="model directory"):
         ScoringParams.from_stored({"model_path": "/somewhere"})
     with pytest.raises(ValueError, match=r"batch_size must be in 1\.\.4096"):

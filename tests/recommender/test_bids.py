@@ -88,7 +88,10 @@ def test_unknown_ids_and_bids_listed_together() -> None:
 def test_parse_bid_is_the_vocabulary() -> None:
     assert parse_bid(" very  HIGH ") == (1.0, False)
     assert parse_bid("Low") == (-0.5, False)
-    assert parse_bid("0.25") == (0.25, False) and parse_bid(-3) == (-3.0, False)
+    assert parse_bid("0.25") == (0.25, False) and parse_bid(-1) == (-1.0, False)
+    for outside in (-3, "1.5", 1e308, "-1e308"):  # 1e308 would fold into an infinite score
+        with pytest.raises(ValueError, match=r"outside -1\.\.1 \(Very Low = -1"):
+            parse_bid(outside)
     assert parse_bid("not   WILLING") == (EXCLUDING_BID_VALUE, True)
     assert parse_bid("Conflict") == (EXCLUDING_BID_VALUE, True)
     for bad, words in (("nan", "not a finite number"), (float("inf"), "not a finite number")):

@@ -149,7 +149,8 @@ def test_dask_text_encoder_gives_the_local_vectors(thread_client, tmp_path) -> N
         texts, progress=lambda fraction, stage: seen.append(fraction)
     )
     np.testing.assert_allclose(remote, local.transform(texts), rtol=0, atol=1e-6)
-    assert seen == sorted(seen) and seen[-1] == 1.0 and len(seen) == 4  # 4 chunks
+    # the start, then 4 chunks
+    assert seen == sorted(seen) and seen[0] == 0.0 and seen[-1] == 1.0 and len(seen) == 5
     assert len(cache) == 13
 
 

@@ -105,7 +105,7 @@ def test_the_default_is_the_table_row_marked_default() -> None:
         ScoringParams.from_dict(values)
 
 
-def test_a_default_model_that_is_not_installed_fails_in_words(
+def test_a_packaged_model_that_is_not_installed_fails_in_words(
     tmp_path, capsys, monkeypatch
 ) -> None:
     from recommender import packaged_models
@@ -122,6 +122,8 @@ def test_a_default_model_that_is_not_installed_fails_in_words(
             str(draw / "submissions.json"),
             "--output",
             str(tmp_path / "scores.csv"),
+            "--config",
+            "mpnet-top3",
         ]
     )
     err = capsys.readouterr().err

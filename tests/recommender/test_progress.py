@@ -58,15 +58,25 @@ def test_embedding_progress_counts_texts_and_cancel_keeps_finished_chunks(tmp_pa
     seen, progress = _recorder(stop_after=0.5)
     with pytest.raises(Stop):
         profiler.transform(texts, progress=progress)
-    assert [round(f, 3) for f, _ in seen] == [round(2 / 7, 3), round(4 / 7, 3)]
-    assert seen[-1][1] == "embedded 4/7 texts"
-    assert len(cache) == 4  # the chunks done before the cancel are kept
+    # chunks are sized from the measured rate (at most chunk_size=2 texts each)
+    fractions = [f for f, _ in seen]
+    assert fractions[0] == 0.0 and fractions == sorted(fractions) and fractions[-1] >= 0.5
+    assert seen[0][1] == "embedding 0 / 7 texts"
+    detail = seen[-1][1].detail  # the numbers travel with the text
+    done = detail.texts_done
+    assert detail.texts_total == 7 and done in (4, 5)
+    assert seen[-1][1].startswith(f"embedding {done} / 7 texts, ")
+    assert "texts/s, about " in seen[-1][1]
+    assert detail.texts_per_second > 0 and detail.eta_seconds > 0
+    assert len(cache) == done  # the chunks done before the cancel are kept
     seen, progress = _recorder()
     vectors = EmbeddingProfiler(
         cache=cache, encoder=LocalTextEncoder(backend="torch", chunk_size=2)
     ).transform(texts, progress=progress)
     assert vectors.shape == (7, 384)
-    assert [stage for _, stage in seen] == ["embedded 2/3 texts", "embedded 3/3 texts"]
+    counts = [stage.detail.texts_done for _, stage in seen]
+    assert counts[0] == 0 and counts[-1] == 7 - done and counts == sorted(counts)
+    assert seen[-1][1].split(",")[0] == f"embedding {7 - done} / {7 - done} texts"
 
 
 def test_fully_cached_texts_never_load_the_encoder(tmp_path, monkeypatch) -> None:
@@ -114,5 +124,5 @@ def test_compute_affinity_reports_one_monotone_progress(tmp_path) -> None:
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] == 1.0
     stages = " | ".join(stage for _, stage in seen)
-    assert "fitting TF-IDF" in stages and "embedded" in stages and "scored" in stages
+    assert "fitting TF-IDF" in stages and "embedding 21 / 21 texts" in stages and "scored" in stages
     assert affinity.scores is not None and np.isfinite(affinity.scores).all()

@@ -35,6 +35,9 @@ export const EP = {
 
   // scores
   startAffinity: (v) => `${V(v)}/affinity/jobs`,
+  uploadAffinity: (v) => `${V(v)}/affinity/upload`,
+  estimateAffinity: (v) => `${V(v)}/affinity/estimate`,
+  affinityModels: (v) => `${V(v)}/affinity/models`,
   latestAffinity: (v) => `${V(v)}/affinity`,
   pair: (v, p, r) => `${V(v)}/affinity/pairs/${q(p)}/${q(r)}`,
   paperReviewers: (v, p) => `${V(v)}/papers/${q(p)}/reviewers`,

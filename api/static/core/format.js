@@ -39,6 +39,33 @@ export function duration(seconds) {
   return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`;
 }
 
+/** A rate of texts per second as a person reads it: "15", "2.1", "0.35". */
+export function rateText(rate) {
+  if (typeof rate !== "number" || !Number.isFinite(rate) || rate <= 0) return "–";
+  if (rate >= 10) return Math.round(rate).toLocaleString("en-US");
+  return String(Number(rate.toPrecision(2)));
+}
+
+/** An embedding job's progress numbers (the job's result.progress while it runs):
+ * "1,200 of 3,400 texts embedded · 15 texts/s · about 2 min 40 s left". */
+export function textProgressText(p) {
+  if (!p || typeof p.texts_total !== "number") return "";
+  const parts = [`${p.texts_done.toLocaleString("en-US")} of ${p.texts_total.toLocaleString("en-US")} texts embedded`];
+  if (typeof p.texts_per_second === "number") parts.push(`${rateText(p.texts_per_second)} texts/s`);
+  if (typeof p.eta_seconds === "number" && p.texts_done < p.texts_total) parts.push(`about ${duration(p.eta_seconds)} left`);
+  return parts.join(" · ");
+}
+
+/** An affinity job's estimate (POST .../affinity/estimate) in one line. */
+export function estimateText(e) {
+  if (!e) return "";
+  if (!e.model || e.texts_to_embed === 0) {
+    return e.model ? `About a few seconds: every text is already embedded with ${e.model}.` : "About a few seconds: TF-IDF only, nothing to embed.";
+  }
+  return `About ${duration(e.seconds)}: ${e.texts_to_embed.toLocaleString("en-US")} of ${e.texts_total.toLocaleString("en-US")} texts to embed with ${e.model} at ${rateText(e.texts_per_second)} texts/s` +
+    (e.texts_cached ? ` (${e.texts_cached.toLocaleString("en-US")} already cached).` : ".");
+}
+
 /** A timestamp as local date and time ("2026-01-05 14:03:12"); "–" when missing or bad. */
 export function dateTime(value) {
   if (!value) return "–";
@@ -95,6 +122,9 @@ export function solveParamsText(p = {}) {
 export function affinityParamsText(p = {}) {
   if (!p || typeof p !== "object") return "";
   const config = p.config ?? p;
+  if (config.method === "uploaded") {
+    return `uploaded from ${config.source ?? "a file"}` + (config.bid_weight != null ? `, bid weight ${config.bid_weight}` : "");
+  }
   const parts = [];
   if (config.method) parts.push(config.method === "tfidf" ? "TF-IDF" : config.method);
   if (config.aggregation) parts.push(`${config.aggregation} aggregation`);
@@ -200,6 +230,7 @@ const ACTION_WORDS = {
   "reviewers.upload": "uploaded reviewers",
   "submissions.upload": "uploaded submissions",
   "bids.upload": "uploaded bids",
+  "affinity.upload": "uploaded affinity scores",
   "constraints.upload": "uploaded conflicts and fixed pairs",
   "paper_demands.upload": "uploaded paper demands",
   "paper_demand.set": "set a paper's demand",

@@ -5,6 +5,7 @@ import { $, h, fill, formValues } from "../core/dom.js";
 import { EP } from "../core/endpoints.js";
 import {
   affinityParamsText, dateTime, elapsed, jobParamsText, jobTitle, niceNumber, parseLogLine, plural,
+  textProgressText,
 } from "../core/format.js";
 import {
   canWrite, emit, isPolling, on, setAffinityRun, startPolling, state, stopPolling,
@@ -15,6 +16,10 @@ import {
   busy, globalError, say, UserError,
 } from "../components/feedback.js";
 import { ProgressBar } from "../components/progress.js";
+import {
+  affinityBody, clearEstimate, confirmLongJob, loadModels, refreshEstimate, scheduleEstimate, setupEstimate,
+  setupScoresUpload,
+} from "./affinity_tools.js";
 import { registerView } from "./tabs.js";
 import { selectRun } from "./runs.js";
 
@@ -192,20 +197,15 @@ function setupForms() {
   $("#affinity-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const form = event.currentTarget;
-    const values = formValues(form);
-    // only what the chair chose: everything else takes the server's defaults, which are the
-    // command line's (one ScoringParams default)
-    const config = {};
-    if (values.method) config.method = values.method;
-    if (values.aggregation) config.aggregation = values.aggregation;
-    const body = { config, pool: state.pool };
-    if (values.top_n) body.top_n = values.top_n;
     await busy(event.submitter, form.querySelector(".error-box"), async () => {
-      const job = await state.api.post(EP.startAffinity(state.venue), body);
+      if (!(await confirmLongJob())) return;
+      const job = await state.api.post(EP.startAffinity(state.venue), affinityBody());
       say(`${jobTitle(job)} started.`);
       follow(job);
     }, "Could not start the affinity computation");
   });
+  setupEstimate();
+  setupScoresUpload({ stored: refreshAffinity });
   const form = $("#assignment-form");
   form.addEventListener("input", (event) => {
     if (["reviewers_per_paper", "min_papers", "max_papers"].includes(event.target.name)) {
@@ -288,6 +288,7 @@ function jobCard(job) {
             }, `Re-running ${title}`) }, "Re-run"))),
       h("p", { class: "job-params" }),
       bar.element,
+      h("p", { class: "job-texts muted", "data-testid": "job-texts", hidden: true }),
       h("div", { class: "job-outcome" }),
       h("div", { class: "job-log" }));
   }
@@ -317,6 +318,11 @@ function updateCard(card, job) {
   const bar = bars.get(job.id);
   bar.set(job.progress ?? 0, job.stage ?? (active ? "" : job.state), active && job.started_at ? elapsed(job.started_at) : "");
   bar.finish(active ? "" : job.state);
+  // an embedding step's numbers while it runs: texts done/total, measured rate, time left
+  const texts = card.querySelector('[data-testid="job-texts"]');
+  const words = active ? textProgressText(job.result?.progress) : "";
+  if (texts.textContent !== words) texts.textContent = words;
+  texts.hidden = !words;
   renderOutcome(card.querySelector(".job-outcome"), job);
   renderLog(card.querySelector(".job-log"), job);
 }
@@ -464,7 +470,7 @@ async function finished(job) {
 export function setupJobs() {
   setupForms();
   registerView("tab-jobs", async () => {
-    await Promise.all([refreshJobs(), refreshAffinity(), applySolveDefaults()]);
+    await Promise.all([refreshJobs(), refreshAffinity(), applySolveDefaults(), loadModels().then(refreshEstimate)]);
   });
   on("venue", () => {
     list.offset = 0;
@@ -472,9 +478,15 @@ export function setupJobs() {
     capacity.answer = null;
     capacity.touched = false;
     $("#capacity-check").replaceChildren();
+    clearEstimate();
     $("#job-list").replaceChildren();
     refreshAffinity().catch((e) => globalError(e, "Loading scores"));
   });
   on("data", () => { if (state.tab === "tab-jobs") applySolveDefaults().catch((e) => globalError(e, "Checking capacity")); });
+  // the estimate follows the persons and the pool; a finished affinity job filled the cache
+  on("data", () => { if (state.tab === "tab-jobs") scheduleEstimate(); });
+  on("counts", () => { if (state.tab === "tab-jobs") scheduleEstimate(); });
+  on("pool", () => { if (state.tab === "tab-jobs") scheduleEstimate(); });
+  on("job-finished", (job) => { if (job.kind === "affinity" && state.tab === "tab-jobs") scheduleEstimate(); });
   on("limits", () => { if (state.tab === "tab-jobs") scheduleCapacity(); });
 }

@@ -11,6 +11,7 @@ import { paperCell } from "../components/cells.js";
 import { confirmDialog } from "../components/dialog.js";
 import { busy, errorBox, say, UserError } from "../components/feedback.js";
 import { PagedTable } from "../components/table.js";
+import { evidenceView } from "./explain.js";
 
 const BIDS = ["Very High", "High", "Neutral", "Low", "Very Low", "Not Willing"];
 const ROLE_WORDS = { reviewer: "Reviewer", area_chair: "Area chair" };
@@ -26,20 +27,10 @@ function names(people) {
 /** The evidence behind the person's own pair, in a dialog. */
 async function explainOwn(paperId, title) {
   const pair = await state.api.get(EP.myPair(state.venue, paperId), { explain: true });
-  const ex = pair.explanation ?? {};
-  const pubs = ex.publications ?? [];
-  const terms = ex.shared_terms ?? [];
   const body = h("div", { class: "explanation", "data-testid": "explanation" },
     h("p", {}, "Your score on ", h("strong", {}, title || paperId), `: ${niceNumber(pair.score)}`,
       pair.bid ? ` (your bid: ${pair.bid})` : ""),
-    h("h4", {}, "Your publications that match it best"),
-    pubs.length ? h("ol", { class: "explain-pubs" }, pubs.slice(0, 8).map((p) => h("li", {},
-      h("strong", {}, p.title || p.id), p.year ? ` (${p.year})` : "",
-      h("span", { class: "muted" }, ` — similarity ${niceNumber(p.similarity)}`)))) :
-      h("p", { class: "muted" }, "No publication evidence."),
-    h("h4", {}, "Shared terms"),
-    terms.length ? h("ul", { class: "terms" }, terms.map((t) => h("li", {}, `${t.term} `,
-      h("span", { class: "muted" }, niceNumber(t.contribution))))) : h("p", { class: "muted" }, "No shared terms."));
+    evidenceView(pair.explanation ?? {}, { own: true }));
   await confirmDialog({ title: "Why this score", body, confirm: "Close", cancel: "Back", testid: "explain-dialog", wide: true });
 }
 
