@@ -157,6 +157,20 @@ def _pair_out(item: Sequence[Any], names: Names) -> dict[str, Any]:
     }
 
 
+#: Broken (or mended) hard constraints an effect names one by one; the totals count them all.
+VIOLATIONS_LISTED = 50
+
+
+def _violation_out(violation: Violation, names: Names) -> dict[str, Any]:
+    """A broken hard constraint as an effect lists it: its kind (matching.violations'
+    vocabulary), the paper and reviewer it is about (with title and name) and its detail."""
+    return {
+        **violation.to_dict(),
+        "paper_title": names.title(violation.paper_id),
+        "reviewer_name": names.name(violation.reviewer_id),
+    }
+
+
 def describe_effect(
     session: Session,
     row: AssignmentRow,
@@ -179,11 +193,25 @@ def describe_effect(
     paper_changes = [p for p in counts[0] if counts[0][p] != counts[1][p]]
     reviewer_changes = [r for r in loads[0] if loads[0][r] != loads[1][r]]
     cut = slice(0, listed)
+    earlier, later = set(violations[0]), set(violations[1])
+    broken = [v for v in violations[1] if v not in earlier]
+    mended = [v for v in violations[0] if v not in later]
+    named = [*broken[:VIOLATIONS_LISTED], *mended[:VIOLATIONS_LISTED]]
     names = lookup(
         session,
         row.venue_id,
-        [*(a[0] for a in added[cut]), *(a[0] for a in removed[cut]), *paper_changes[cut]],
-        [*(a[1] for a in added[cut]), *(a[1] for a in removed[cut]), *reviewer_changes[cut]],
+        [
+            *(a[0] for a in added[cut]),
+            *(a[0] for a in removed[cut]),
+            *paper_changes[cut],
+            *(v.paper_id for v in named),
+        ],
+        [
+            *(a[1] for a in added[cut]),
+            *(a[1] for a in removed[cut]),
+            *reviewer_changes[cut],
+            *(v.reviewer_id for v in named),
+        ],
     )
     warnings: list[str] = list(overfilled)
     delta = objective_after - objective_before
@@ -202,8 +230,7 @@ def describe_effect(
         )
     before, after = len(violations[0]), len(violations[1])
     if after > before:
-        earlier = set(violations[0])
-        newly = [v.describe() for v in violations[1] if v not in earlier]
+        newly = [v.describe() for v in broken]
         shown = "; ".join(newly[:3]) + (f"; and {len(newly) - 3} more" if len(newly) > 3 else "")
         warnings.append(
             f"the run breaks {after} hard constraint{'s' if after != 1 else ''} after this "
@@ -249,6 +276,10 @@ def describe_effect(
         },
         "violations_before": before,
         "violations_after": after,
+        "violations_new": [_violation_out(v, names) for v in broken[:VIOLATIONS_LISTED]],
+        "violations_new_total": len(broken),
+        "violations_fixed": [_violation_out(v, names) for v in mended[:VIOLATIONS_LISTED]],
+        "violations_fixed_total": len(mended),
         "warnings": warnings,
         "version": row.version,
     }
@@ -280,6 +311,10 @@ def refused_effect(row: AssignmentRow, action: str, error: DomainError) -> dict[
         },
         "violations_before": None,
         "violations_after": None,
+        "violations_new": [],
+        "violations_new_total": 0,
+        "violations_fixed": [],
+        "violations_fixed_total": 0,
         "warnings": [str(w) for w in error.extra.get("limits", [])],
         "version": row.version,
     }
