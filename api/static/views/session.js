@@ -179,6 +179,7 @@ function signOut() {
 /** Sign in with the token kept for this tab, else the one of another open tab, if any. */
 export async function resumeSession() {
   const token = storedToken() || await askOtherTabs();
+  if (state.me) return; // signed in with the form while the other tabs were asked
   if (!token) { showView("signin-view"); return; }
   await signIn(token, { announce: false }).catch((error) => {
     showView("signin-view");
