@@ -91,9 +91,10 @@ function runCard(run) {
   const writable = canWrite();
   const facts = [
     ["State", h("span", {}, stateBadge(run.state, { "data-testid": "assignment-state" }), ` version ${run.version}`)],
-    ["Lineage", lineage || "a new solve"],
+    // how a run was made is the chairs' business: a viewer sees what was published, and when
+    writable ? ["Lineage", lineage || "a new solve"] : null,
     ["Parameters", runParamsText(run) || "–"],
-    ["Created", `${dateTime(run.created_at)}${run.job_id != null ? ` by job #${run.job_number ?? run.job_id}` : ""}`],
+    ["Created", `${dateTime(run.created_at)}${writable && run.job_id != null ? ` by job #${run.job_number ?? run.job_id}` : ""}`],
     run.deployed_at ? ["Published", `${dateTime(run.deployed_at)} by ${run.deployed_by || "?"}`] : null,
     run.superseded_at ? ["Superseded", dateTime(run.superseded_at)] : null,
     !writable && run.note ? ["Note", run.note] : null,
