@@ -42,6 +42,7 @@ from reviewer_recommender.services.pairs import pair_score
 from reviewer_recommender.services.publishing import (
     claim_version,
     edited_summary,
+    run_pairs,
     solve_candidate,
     violations,
 )
@@ -402,8 +403,12 @@ def change(
     session.flush()
     after = snapshot(session, row, touched)
     changes = diff(before, after)
-    found = violations(session, row)
-    row.summary = edited_summary(session, row, tightening=outcome.tightening, found=found)
+    # the run's pairs read once for both the check and the summary
+    pairs_after = run_pairs(session, row.id)
+    found = violations(session, row, pairs_after)
+    row.summary = edited_summary(
+        session, row, tightening=outcome.tightening, found=found, pairs=pairs_after
+    )
     objective_after = objective(session, row)
     entry = AssignmentEdit(
         assignment_id=row.id,

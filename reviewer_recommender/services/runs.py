@@ -36,6 +36,7 @@ from reviewer_recommender.services.publishing import publish
 from reviewer_recommender.services.results import PaperAssignmentOut, PaperReviewerOut
 from reviewer_recommender.services.tokens import Principal
 from reviewer_recommender.services.visibility import visible_states
+from reviewer_recommender.storage.frames import rows_frame
 from reviewer_recommender.storage.models import (
     AffinityScore,
     AssignmentPair,
@@ -367,7 +368,7 @@ def assignment_stats(
 ) -> dict[str, Any]:
     """Load histogram, per-paper min/mean score (paginated), unassigned reviewers."""
     venue_id = row.venue_id
-    pairs = pd.DataFrame(
+    pairs = rows_frame(
         session.execute(
             select(AssignmentPair.paper_id, AssignmentPair.reviewer_id, AssignmentPair.score).where(
                 AssignmentPair.assignment_id == row.id
@@ -448,7 +449,7 @@ def paper_view(
     venue_id = row.venue_id
     limits = run_limits(session, row)
     demand = limits.demand_of(paper_id)
-    assigned = pd.DataFrame(
+    assigned = rows_frame(
         session.execute(
             select(AssignmentPair.reviewer_id, AssignmentPair.score, AssignmentPair.pinned)
             .where(AssignmentPair.assignment_id == row.id, AssignmentPair.paper_id == paper_id)
@@ -463,7 +464,7 @@ def paper_view(
             .group_by(AssignmentPair.reviewer_id)
         ).all()
     )
-    candidates = pd.DataFrame(
+    candidates = rows_frame(
         session.execute(
             select(AffinityScore.reviewer_id, AffinityScore.score).where(
                 AffinityScore.run_id == row.affinity_run_id, AffinityScore.paper_id == paper_id
