@@ -24,14 +24,73 @@ from reviewer_recommender.storage.models import (
 )
 from reviewer_recommender.storage.repository import reviewer_to_row, submission_to_row
 
-WORDS = (
-    "graph neural robust sparse learning vision language reinforcement policy diffusion "
-    "kernel bayesian causal federated private adversarial transformer attention contrastive "
-    "generative optimal transport meta continual few-shot retrieval planning symbolic "
-    "equivariant physics molecular protein speech audio video tabular fairness alignment"
-).split()
-FIRST = "Ada Grace Alan Edsger Barbara Donald Frances John Leslie Radia Tim Margaret".split()
-LAST = "Lovelace Hopper Turing Dijkstra Liskov Knuth Allen Backus Lamport Perlman Wirth".split()
+WORDS = [
+    "graph",
+    "neural",
+    "robust",
+    "sparse",
+    "learning",
+    "vision",
+    "language",
+    "reinforcement",
+    "policy",
+    "diffusion",
+    "kernel",
+    "bayesian",
+    "causal",
+    "federated",
+    "private",
+    "adversarial",
+    "transformer",
+    "attention",
+    "contrastive",
+    "generative",
+    "optimal",
+    "transport",
+    "meta",
+    "continual",
+    "few-shot",
+    "retrieval",
+    "planning",
+    "symbolic",
+    "equivariant",
+    "physics",
+    "molecular",
+    "protein",
+    "speech",
+    "audio",
+    "video",
+    "tabular",
+    "fairness",
+    "alignment",
+]
+FIRST = [
+    "Ada",
+    "Grace",
+    "Alan",
+    "Edsger",
+    "Barbara",
+    "Donald",
+    "Frances",
+    "John",
+    "Leslie",
+    "Radia",
+    "Tim",
+    "Margaret",
+]
+LAST = [
+    "Lovelace",
+    "Hopper",
+    "Turing",
+    "Dijkstra",
+    "Liskov",
+    "Knuth",
+    "Allen",
+    "Backus",
+    "Lamport",
+    "Perlman",
+    "Wirth",
+]
 AFFILIATIONS = ("ETH Zürich", "MIT", "Inria", "KAIST", "Mila", "IISc Bangalore", "Univ. of Tokyo")
 
 

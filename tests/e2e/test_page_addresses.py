@@ -59,9 +59,9 @@ def test_every_view_has_an_address_that_survives_reload_and_reaches_a_co_chair(
 
     # a paper's view
     open_tab(page, "Papers and reviewers")
-    paper = api_get(live_server, f"/venues/{venue_id}/assignments/{first}/pairs", limit=1)[
-        "items"
-    ][0]
+    paper = api_get(live_server, f"/venues/{venue_id}/assignments/{first}/pairs", limit=1)["items"][
+        0
+    ]
     pick(page, "Paper", paper["paper_id"])
     expect(page.locator("#edge-title")).to_be_visible()
     paper_address = page.url
@@ -76,7 +76,12 @@ def test_every_view_has_an_address_that_survives_reload_and_reaches_a_co_chair(
     )
 
     # a reviewer's view
-    pick(page, "Reviewer", paper["reviewer_name"].split()[-1], re.compile(re.escape(paper["reviewer_name"])))
+    pick(
+        page,
+        "Reviewer",
+        paper["reviewer_name"].split()[-1],
+        re.compile(re.escape(paper["reviewer_name"])),
+    )
     expect(page.get_by_role("table", name="Papers of the reviewer")).to_be_visible()
     assert _hash(page).endswith(f"&reviewer={paper['reviewer_id']}")
     reviewer_address = page.url
@@ -163,8 +168,8 @@ def test_enter_again_and_again_never_publishes_and_previews_name_what_breaks(
     for _ in range(3):
         page.keyboard.press("Enter")
     expect(edit).to_be_visible()
-    assert api_get(live_server, f"/venues/{venue_id}/assignments/{first}")["version"] == run[
-        "version"
-    ]
+    assert (
+        api_get(live_server, f"/venues/{venue_id}/assignments/{first}")["version"] == run["version"]
+    )
     page.keyboard.press("Escape")
     assert_console_clean(console_errors)

@@ -48,7 +48,8 @@ WIDTHS = """() => { const scroller = document.getElementById('scroller');
     scroller.scrollWidth + (window.innerWidth - scroller.clientWidth)), window.innerWidth]; }"""
 WIDE = """() => [...document.querySelectorAll('body *')].filter((el) => !el.closest('[hidden]')
   && el.getBoundingClientRect().right > window.innerWidth + 1).slice(-12)
-  .map((el) => `${el.tagName}.${el.className} #${el.id} ${Math.round(el.getBoundingClientRect().right)}`)"""
+  .map((el) => `${el.tagName}.${el.className} #${el.id} `
+    + `${Math.round(el.getBoundingClientRect().right)}`)"""
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +114,8 @@ def test_at_1280_by_800_progress_stays_in_view_and_toasts_cover_no_control(
     expect(toast).to_be_visible()
     covered = toast.evaluate(
         """(toast) => { const t = toast.getBoundingClientRect();
-          return [...document.querySelectorAll('main button, main input, main select, main textarea')]
+          const controls = 'main button, main input, main select, main textarea';
+          return [...document.querySelectorAll(controls)]
             .filter((el) => !el.closest('[hidden]') && el.getClientRects().length)
             .filter((el) => {
               // the part of the control the scrolling area shows (the rest is scrolled away)
@@ -122,7 +124,8 @@ def test_at_1280_by_800_progress_stays_in_view_and_toasts_cover_no_control(
               const b = { left: Math.max(c.left, s.left), right: Math.min(c.right, s.right),
                           top: Math.max(c.top, s.top), bottom: Math.min(c.bottom, s.bottom) };
               if (b.left >= b.right || b.top >= b.bottom) return false;
-              return b.left < t.right && b.right > t.left && b.top < t.bottom && b.bottom > t.top; })
+              return b.left < t.right && b.right > t.left
+                && b.top < t.bottom && b.bottom > t.top; })
             .map((el) => el.getAttribute('aria-label') || el.textContent.trim() || el.id); }"""
     )
     assert covered == [], f"the toast covers {covered}"
@@ -136,9 +139,7 @@ def test_a_viewer_gets_a_viewers_page(
     sign_in(page, live_server.token("viewer", venue["id"], f"viewer@{venue['id']}"))
     expect(page.get_by_test_id("assignment-state")).to_have_text("live")
     visible = [
-        name
-        for name in CHAIR_TABS
-        if page.get_by_role("tab", name=name, exact=True).is_visible()
+        name for name in CHAIR_TABS if page.get_by_role("tab", name=name, exact=True).is_visible()
     ]
     assert visible == ["Assignment", "Papers and reviewers", "Statistics", "Scores"], visible
     chair_words = re.compile(r"\b(draft|deploy|solve|upload|chairs? see|quota file)\b", re.I)

@@ -40,7 +40,9 @@ def test_every_tab_renders_and_an_edit_previews_on_2000_papers(
     page: Any, live_server: LiveServer, venue2000: dict[str, Any], console_errors: list[str]
 ) -> None:
     sign_in(page, venue2000["chair"])
-    expect(page.get_by_test_id("data-summary")).to_contain_text(re.compile(r"2[,.\u202f\u00a0 ]?000"))
+    expect(page.get_by_test_id("data-summary")).to_contain_text(
+        re.compile(r"2[,.\u202f\u00a0 ]?000")
+    )
     open_tab(page, "Compute")
     expect(page.get_by_test_id("affinity-state")).not_to_be_empty()
     open_tab(page, "Assignment")
@@ -48,9 +50,13 @@ def test_every_tab_renders_and_an_edit_previews_on_2000_papers(
     expect(page.get_by_text(re.compile(r"Pairs 1–50 of 6[,.\u202f\u00a0 ]?000"))).to_be_visible()
     open_tab(page, "Papers and reviewers")
     pick(page, "Paper", paper_id(1234))
-    expect(page.get_by_role("table", name="Reviewers of the paper").locator("tbody tr")).not_to_have_count(0)
+    expect(
+        page.get_by_role("table", name="Reviewers of the paper").locator("tbody tr")
+    ).not_to_have_count(0)
     open_tab(page, "Statistics")
-    expect(page.get_by_role("table", name="Reviewers by load").locator("tbody tr").first).to_be_visible()
+    expect(
+        page.get_by_role("table", name="Reviewers by load").locator("tbody tr").first
+    ).to_be_visible()
     for tab in ("Compare runs", "Scores", "People", "Audit log"):
         open_tab(page, tab)
         page.wait_for_load_state("networkidle")
@@ -60,9 +66,7 @@ def test_every_tab_renders_and_an_edit_previews_on_2000_papers(
     expect(page.locator("#global-error")).to_be_hidden()
 
     # a paper's view from its address, and one edit previewed there
-    page.goto(
-        f"/#/venue/{venue2000['id']}/browse?run={venue2000['run']}&paper={paper_id(1500)}"
-    )
+    page.goto(f"/#/venue/{venue2000['id']}/browse?run={venue2000['run']}&paper={paper_id(1500)}")
     page.reload()
     paper_view = page.get_by_role("table", name="Reviewers of the paper")
     expect(paper_view.locator("tbody tr.assigned-row")).to_have_count(3)
