@@ -418,9 +418,17 @@ def assignment_stats(
             "load_max": int(loads.max()) if len(loads) else 0,
         }
     )
+    # every paper's lowest and mean assigned score (None: no pair), for charts: one request
+    # instead of paging through every paper's row (ten requests at 10,000 papers)
+    rounded = per_paper[["min_score", "mean_score"]].astype(np.float64).round(4)
+    paper_scores = {
+        "min": [None if np.isnan(x) else float(x) for x in rounded["min_score"].to_numpy()],
+        "mean": [None if np.isnan(x) else float(x) for x in rounded["mean_score"].to_numpy()],
+    }
     return {
         "load_histogram": {str(k): int(v) for k, v in histogram.items()},
         "papers": {"items": papers, "total": len(per_paper), "limit": limit, "offset": offset},
+        "paper_scores": paper_scores,
         "unassigned_reviewers": [str(r) for r in loads.index[loads.to_numpy() == 0]],
         "papers_below_demand": int((per_paper["assigned"] < per_paper["demand"]).sum()),
         "summary": summary,

@@ -29,16 +29,11 @@ function stat(label, value, attrs = {}) {
   return h("div", { class: "stat", ...attrs }, h("b", {}, value), h("span", {}, label));
 }
 
-/** Statistics of a run with every page of its per-paper rows. */
+/** Statistics of a run with every paper's lowest and mean score (one request). */
 export async function fetchStats(runId) {
-  const pageSize = 1000;
-  const path = EP.assignmentStats(state.venue, runId);
-  const first = await state.api.get(path, { limit: pageSize, offset: 0 });
-  const rows = [...first.papers.items];
-  for (let offset = pageSize; offset < first.papers.total; offset += pageSize) {
-    rows.push(...(await state.api.get(path, { limit: pageSize, offset })).papers.items);
-  }
-  return { ...first, paperRows: rows };
+  const stats = await state.api.get(EP.assignmentStats(state.venue, runId), { limit: 1, offset: 0 });
+  const { min = [], mean = [] } = stats.paper_scores ?? {};
+  return { ...stats, paperRows: min.map((low, i) => ({ min_score: low, mean_score: mean[i] })) };
 }
 
 /** Common axes for several runs' charts: max load and per-paper score range. */
