@@ -83,7 +83,11 @@ async function showRoute(route) {
     await refreshRuns({ select: route.run });
   }
   if (route.paper || route.reviewer) emit("browse", route.paper ? { paper: route.paper } : { reviewer: route.reviewer });
-  else if (route.tab) await selectTab(route.tab);
+  else if (route.tab) {
+    // a tab this role does not have (a chair's address sent to a viewer): the role's first
+    const shown = $(`#${route.tab}`)?.getClientRects().length;
+    await selectTab(shown ? route.tab : state.me?.role === "viewer" ? "tab-assignment" : "tab-data");
+  }
 }
 
 function renderVenueChoices() {
