@@ -9,6 +9,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -103,6 +106,37 @@ def diff(before: dict[Pair, PairState], after: dict[Pair, PairState]) -> dict[st
         elif old.forbid_reason is not None and new.forbid_reason is None:
             changes["forbids_removed"].append([p, r, old.forbid_reason])
     return changes
+
+
+def pairs_after(pairs: pd.DataFrame, changes: dict[str, list[Any]]) -> pd.DataFrame:
+    """A run's pairs (``paper_id, reviewer_id, score, pinned``, as
+    :func:`reviewer_recommender.services.publishing.run_pairs` reads them) after a change
+    whose :func:`diff` is ``changes``: the change touches only the pairs it snapshots, so
+    the whole run need not be read again (the slow part of an edit at 10,000 papers)."""
+    keys = pd.MultiIndex.from_arrays([pairs["paper_id"], pairs["reviewer_id"]])
+
+    def marked(key: str) -> npt.NDArray[np.bool_]:
+        listed = changes.get(key) or []
+        if not listed:
+            return np.zeros(len(pairs), dtype=bool)
+        wanted = pd.MultiIndex.from_tuples([(item[0], item[1]) for item in listed])
+        return np.asarray(keys.isin(wanted), dtype=bool)
+
+    kept = pairs.loc[~marked("pairs_removed")].copy()
+    if len(kept):
+        kept_keys = pd.MultiIndex.from_arrays([kept["paper_id"], kept["reviewer_id"]])
+        for key, value in (("pinned", True), ("unpinned", False)):
+            if changes.get(key):
+                listed = pd.MultiIndex.from_tuples([(p, r) for p, r, *_ in changes[key]])
+                kept.loc[np.asarray(kept_keys.isin(listed), dtype=bool), "pinned"] = value
+    added = pd.DataFrame(
+        [tuple(item[:4]) for item in changes.get("pairs_added") or []],
+        columns=["paper_id", "reviewer_id", "score", "pinned"],
+    )
+    if not len(added):
+        return kept.reset_index(drop=True)
+    added = added.astype({"score": np.float64, "pinned": bool})
+    return pd.concat([kept, added], ignore_index=True)
 
 
 def objective(session: Session, row: AssignmentRow) -> float:

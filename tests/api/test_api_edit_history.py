@@ -219,6 +219,14 @@ def test_previews_name_each_constraint_they_break_or_mend(api: Api) -> None:
     assert broken["paper_title"] and "1" in broken["detail"]
     removed = v.edit(action="remove", paper_id="P4", reviewer_id=holder)
     assert removed.status_code == 200, removed.text
+    # the run's summary after the edit (from the pairs before and the change) is what a
+    # fresh check of the stored run finds, and so are its statistics
+    summary = removed.json()["assignment"]["summary"]
+    check = v.call("GET", v.run_path("/check")).json()
+    assert summary["constraints"]["violations"] == check["total"] == 1
+    pairs = v.pairs()
+    assert summary["pairs_assigned"] == len(pairs)
+    assert summary["objective"] == pytest.approx(sum(p["score"] for p in pairs.values()))
     mend = v.preview(action="assign", paper_id="P4", reviewer_id=holder, version=2)
     assert (mend["violations_before"], mend["violations_after"]) == (1, 0)
     assert [(x["kind"], x["paper_id"]) for x in mend["violations_fixed"]] == [("demand", "P4")]
