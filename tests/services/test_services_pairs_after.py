@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from reviewer_recommender.services.edit_effects import pairs_after
@@ -28,7 +30,7 @@ def _rows(frame: pd.DataFrame) -> list[tuple[str, str, float, bool]]:
 
 
 def test_removed_added_pinned_and_unpinned_pairs_are_applied() -> None:
-    changes = {
+    changes: dict[str, list[Any]] = {
         "pairs_added": [["P3", "c", 0.9, True]],
         "pairs_removed": [["P2", "a", 0.3, False]],
         "pinned": [["P1", "a"]],
