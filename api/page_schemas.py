@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from api.schemas import AssignmentOut, Page
+from api.schemas import AssignmentOut, Page, ViolationOut
 from reviewer_recommender.services.ids import IdText, ReviewerIdText, SafeText
 
 # ---- search ---------------------------------------------------------------------------------
@@ -165,6 +165,14 @@ class EditEffectOut(BaseModel):
     constraints: ConstraintChangesOut = Field(description="standing pins and forbids changed")
     violations_before: int | None = Field(description="hard constraints the run breaks now")
     violations_after: int | None
+    violations_new: list[ViolationOut] = Field(
+        description="hard constraints the change breaks, each named (the first 50)"
+    )
+    violations_new_total: int
+    violations_fixed: list[ViolationOut] = Field(
+        description="hard constraints broken before that the change mends (the first 50)"
+    )
+    violations_fixed_total: int
     warnings: list[str]
     version: int = Field(description="the run's version (after the change when applied)")
 

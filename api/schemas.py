@@ -547,10 +547,21 @@ class AuditOut(BaseModel):
     at: datetime
 
 
+class PaperScoresOut(BaseModel):
+    """Per paper (all of them, one list each): the lowest and the mean assigned score, null
+    for a paper without a pair; rounded to 4 decimals (for charts)."""
+
+    min: list[float | None]
+    mean: list[float | None]
+
+
 class AssignmentStatsOut(BaseModel):
     load_histogram: dict[str, int] = Field(description="load -> number of reviewers with it")
     papers: Page[dict[str, Any]] = Field(
         description="per paper: paper_id, paper_title, demand, assigned, min/mean score"
+    )
+    paper_scores: PaperScoresOut = Field(
+        description="every paper's lowest and mean assigned score, in the order of papers"
     )
     unassigned_reviewers: list[str]
     papers_below_demand: int

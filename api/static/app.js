@@ -4,7 +4,9 @@
 //   components/  reusable pieces: paginated table, type-ahead picker, dialog, feedback, charts
 //   lib/         pure arithmetic (paging, chart maths), unit-tested under `node --test`
 //   views/       one module per tab, plus the run bar, the session and the edit dialogs
+import { $ } from "./core/dom.js";
 import { on } from "./core/state.js";
+import { setupAddress } from "./views/address.js";
 import { setupAssignment } from "./views/assignment.js";
 import { setupAudit } from "./views/audit.js";
 import { setupBrowse } from "./views/browse.js";
@@ -33,7 +35,10 @@ function boot() {
   setupAudit();
   setupPools();
   setupPeople();
+  setupAddress();
   on("open-tab", (tabId) => selectTab(tabId));
+  // the skip link moves focus without changing the address (which names the open view)
+  $(".skip-link").addEventListener("click", (event) => { event.preventDefault(); $("#main").focus(); });
   resumeSession();
 }
 

@@ -28,6 +28,7 @@ from reviewer_recommender.services.pair_uploads import BID_LABEL_MAX_LENGTH
 from reviewer_recommender.services.persons import Person, is_candidate, person_of
 from reviewer_recommender.services.pools import check_pool, members_query
 from reviewer_recommender.services.tokens import Principal
+from reviewer_recommender.storage.frames import rows_frame
 from reviewer_recommender.storage.models import (
     Bid,
     Conflict,
@@ -156,7 +157,7 @@ def _set_bid_conflict(session: Session, person: Person, paper_id: str, label: st
 
 def _pool_bids(session: Session, venue_id: str, pool: str) -> pd.DataFrame:
     members = members_query(venue_id, pool)
-    return pd.DataFrame(
+    return rows_frame(
         session.execute(
             select(Bid.paper_id, Bid.reviewer_id, Bid.label, Bid.bid).where(
                 Bid.venue_id == venue_id, Bid.reviewer_id.in_(members)

@@ -25,6 +25,7 @@ from reviewer_recommender.services.draft_rules import own_pairs
 from reviewer_recommender.services.edit_effects import paper_counts, reviewer_loads
 from reviewer_recommender.services.pair_rules import addition_obstacles
 from reviewer_recommender.services.runs import run_limits
+from reviewer_recommender.storage.frames import rows_frame
 from reviewer_recommender.storage.models import (
     AffinityScore,
     AssignmentPair,
@@ -218,7 +219,7 @@ def reviewer_edges(
 
 
 def _run_pairs(session: Session, row: AssignmentRow) -> pd.DataFrame:
-    return pd.DataFrame(
+    return rows_frame(
         session.execute(
             select(AssignmentPair.paper_id, AssignmentPair.reviewer_id, AssignmentPair.score).where(
                 AssignmentPair.assignment_id == row.id
@@ -391,7 +392,7 @@ def bid_overview(session: Session, venue_id: str) -> dict[str, Any]:
         .where(Bid.venue_id == venue_id)
         .group_by(Bid.label)
     ).all()
-    frame = _label_order(pd.DataFrame(rows, columns=["label", "bid", "count"]))
+    frame = _label_order(rows_frame(rows, columns=["label", "bid", "count"]))
     total = int(frame["count"].sum()) if len(frame) else 0
     papers = session.scalar(
         select(func.count(func.distinct(Bid.paper_id))).where(Bid.venue_id == venue_id)
@@ -429,7 +430,7 @@ def assignment_bids(session: Session, row: AssignmentRow) -> dict[str, Any]:
         .where(Bid.venue_id == row.venue_id, AssignmentPair.assignment_id == row.id)
         .group_by(Bid.label)
     ).all()
-    frame = _label_order(pd.DataFrame(rows, columns=["label", "bid", "assigned"]))
+    frame = _label_order(rows_frame(rows, columns=["label", "bid", "assigned"]))
     with_bid = int(frame["assigned"].sum()) if len(frame) else 0
     return {
         "pairs": pairs,

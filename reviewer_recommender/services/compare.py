@@ -13,12 +13,13 @@ from sqlalchemy.orm import Session
 from reviewer_recommender.services.assignment import json_safe
 from reviewer_recommender.services.runs import require_assignment
 from reviewer_recommender.services.tokens import Principal
+from reviewer_recommender.storage.frames import rows_frame
 from reviewer_recommender.storage.models import AssignmentPair, AssignmentRow
 from reviewer_recommender.storage.names import lookup
 
 
 def _pairs(session: Session, row: AssignmentRow) -> pd.DataFrame:
-    return pd.DataFrame(
+    return rows_frame(
         session.execute(
             select(AssignmentPair.paper_id, AssignmentPair.reviewer_id, AssignmentPair.score).where(
                 AssignmentPair.assignment_id == row.id

@@ -9,6 +9,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -108,6 +111,37 @@ def diff(before: dict[Pair, PairState], after: dict[Pair, PairState]) -> dict[st
     return changes
 
 
+def pairs_after(pairs: pd.DataFrame, changes: dict[str, list[Any]]) -> pd.DataFrame:
+    """A run's pairs (``paper_id, reviewer_id, score, pinned``, as
+    :func:`reviewer_recommender.services.publishing.run_pairs` reads them) after a change
+    whose :func:`diff` is ``changes``: the change touches only the pairs it snapshots, so
+    the whole run need not be read again (the slow part of an edit at 10,000 papers)."""
+    keys = pd.MultiIndex.from_arrays([pairs["paper_id"], pairs["reviewer_id"]])
+
+    def marked(key: str) -> npt.NDArray[np.bool_]:
+        listed = changes.get(key) or []
+        if not listed:
+            return np.zeros(len(pairs), dtype=bool)
+        wanted = pd.MultiIndex.from_tuples([(item[0], item[1]) for item in listed])
+        return np.asarray(keys.isin(wanted), dtype=bool)
+
+    kept = pairs.loc[~marked("pairs_removed")].copy()
+    if len(kept):
+        kept_keys = pd.MultiIndex.from_arrays([kept["paper_id"], kept["reviewer_id"]])
+        for key, value in (("pinned", True), ("unpinned", False)):
+            if changes.get(key):
+                listed = pd.MultiIndex.from_tuples([(p, r) for p, r, *_ in changes[key]])
+                kept.loc[np.asarray(kept_keys.isin(listed), dtype=bool), "pinned"] = value
+    added = pd.DataFrame(
+        [tuple(item[:4]) for item in changes.get("pairs_added") or []],
+        columns=["paper_id", "reviewer_id", "score", "pinned"],
+    )
+    if not len(added):
+        return kept.reset_index(drop=True)
+    added = added.astype({"score": np.float64, "pinned": bool})
+    return pd.concat([kept, added], ignore_index=True)
+
+
 def objective(session: Session, row: AssignmentRow) -> float:
     """Sum of the run's pair scores."""
     return float(
@@ -160,6 +194,20 @@ def _pair_out(item: Sequence[Any], names: Names) -> dict[str, Any]:
     }
 
 
+#: Broken (or mended) hard constraints an effect names one by one; the totals count them all.
+VIOLATIONS_LISTED = 50
+
+
+def _violation_out(violation: Violation, names: Names) -> dict[str, Any]:
+    """A broken hard constraint as an effect lists it: its kind (matching.violations'
+    vocabulary), the paper and reviewer it is about (with title and name) and its detail."""
+    return {
+        **violation.to_dict(),
+        "paper_title": names.title(violation.paper_id),
+        "reviewer_name": names.name(violation.reviewer_id),
+    }
+
+
 def describe_effect(
     session: Session,
     row: AssignmentRow,
@@ -182,11 +230,25 @@ def describe_effect(
     paper_changes = [p for p in counts[0] if counts[0][p] != counts[1][p]]
     reviewer_changes = [r for r in loads[0] if loads[0][r] != loads[1][r]]
     cut = slice(0, listed)
+    earlier, later = set(violations[0]), set(violations[1])
+    broken = [v for v in violations[1] if v not in earlier]
+    mended = [v for v in violations[0] if v not in later]
+    named = [*broken[:VIOLATIONS_LISTED], *mended[:VIOLATIONS_LISTED]]
     names = lookup(
         session,
         row.venue_id,
-        [*(a[0] for a in added[cut]), *(a[0] for a in removed[cut]), *paper_changes[cut]],
-        [*(a[1] for a in added[cut]), *(a[1] for a in removed[cut]), *reviewer_changes[cut]],
+        [
+            *(a[0] for a in added[cut]),
+            *(a[0] for a in removed[cut]),
+            *paper_changes[cut],
+            *(v.paper_id for v in named),
+        ],
+        [
+            *(a[1] for a in added[cut]),
+            *(a[1] for a in removed[cut]),
+            *reviewer_changes[cut],
+            *(v.reviewer_id for v in named),
+        ],
     )
     warnings: list[str] = list(overfilled)
     delta = objective_after - objective_before
@@ -205,8 +267,7 @@ def describe_effect(
         )
     before, after = len(violations[0]), len(violations[1])
     if after > before:
-        earlier = set(violations[0])
-        newly = [v.describe() for v in violations[1] if v not in earlier]
+        newly = [v.describe() for v in broken]
         shown = "; ".join(newly[:3]) + (f"; and {len(newly) - 3} more" if len(newly) > 3 else "")
         warnings.append(
             f"the run breaks {after} hard constraint{'s' if after != 1 else ''} after this "
@@ -252,6 +313,10 @@ def describe_effect(
         },
         "violations_before": before,
         "violations_after": after,
+        "violations_new": [_violation_out(v, names) for v in broken[:VIOLATIONS_LISTED]],
+        "violations_new_total": len(broken),
+        "violations_fixed": [_violation_out(v, names) for v in mended[:VIOLATIONS_LISTED]],
+        "violations_fixed_total": len(mended),
         "warnings": warnings,
         "version": row.version,
     }
@@ -283,6 +348,10 @@ def refused_effect(row: AssignmentRow, action: str, error: DomainError) -> dict[
         },
         "violations_before": None,
         "violations_after": None,
+        "violations_new": [],
+        "violations_new_total": 0,
+        "violations_fixed": [],
+        "violations_fixed_total": 0,
         "warnings": [str(w) for w in error.extra.get("limits", [])],
         "version": row.version,
     }

@@ -31,6 +31,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import StateConflict
+from reviewer_recommender.storage.frames import rows_frame
 from reviewer_recommender.storage.models import (
     AffinityScore,
     AssignmentPair,
@@ -61,7 +62,7 @@ def live_run_of(session: Session, venue_id: str, pool: str) -> AssignmentRow | N
 
 def run_pair_frame(session: Session, assignment_id: int) -> pd.DataFrame:
     """A run's ``paper_id, reviewer_id`` pairs."""
-    return pd.DataFrame(
+    return rows_frame(
         session.execute(
             select(AssignmentPair.paper_id, AssignmentPair.reviewer_id).where(
                 AssignmentPair.assignment_id == assignment_id

@@ -27,6 +27,7 @@ from recommender.bids import excluding_mask
 from recommender.corpus import InputError, Problem
 from recommender.io import read_bids, read_pair_constraints
 from reviewer_recommender.services.ids import text_problem
+from reviewer_recommender.storage.frames import rows_frame
 from reviewer_recommender.storage.models import Bid, Conflict, Pin, ReviewerRow, SubmissionRow
 from reviewer_recommender.storage.repository import audit
 
@@ -138,7 +139,7 @@ def refresh_bid_conflicts(session: Session, venue_id: str) -> None:
     """The venue's conflicts of source ``bid``: one per stored bid that excludes its pair
     (Not Willing, Conflict), whoever made it; in the caller's transaction."""
     session.execute(delete(Conflict).where(Conflict.venue_id == venue_id, Conflict.source == "bid"))
-    stored = pd.DataFrame(
+    stored = rows_frame(
         session.execute(
             select(Bid.paper_id, Bid.reviewer_id, Bid.label).where(Bid.venue_id == venue_id)
         ).all(),

@@ -33,6 +33,7 @@ from reviewer_recommender.services.hierarchy import (
     run_items,
 )
 from reviewer_recommender.services.pair_rules import exclusions_frame
+from reviewer_recommender.storage.frames import rows_frame
 from reviewer_recommender.storage.models import (
     AffinityScore,
     AssignmentPair,
@@ -49,7 +50,7 @@ LISTED = 1000
 
 
 def run_pairs(session: Session, assignment_id: int) -> pd.DataFrame:
-    return pd.DataFrame(
+    return rows_frame(
         session.execute(
             select(
                 AssignmentPair.paper_id,
@@ -336,16 +337,19 @@ def edited_summary(
     *,
     tightening: bool,
     found: Sequence[Violation] | None = None,
+    pairs: pd.DataFrame | None = None,
 ) -> dict[str, Any]:
     """``row``'s summary after an edit
     (:func:`reviewer_recommender.services.edits.edited_summary`): objective
     and statistics recomputed from its pairs, the solver's bound kept and labelled
     (``bound_of``), whether it still holds (``bound_holds``), and whether the pairs satisfy
     the venue's current hard constraints (``constraints``, from :func:`violations`, or
-    ``found`` when the caller already has them)."""
+    ``found`` when the caller already has them); ``pairs``: the run's pairs when the caller
+    already read them (:func:`run_pairs`: a whole run is the slow part at 10,000 papers)."""
     reviewers = list(session.scalars(pool_members(row.venue_id, row.pool)))
     job = f"job #{row.job_id}" if row.job_id is not None else "its solve"
-    pairs = run_pairs(session, row.id)
+    if pairs is None:
+        pairs = run_pairs(session, row.id)
     return services_edited_summary(
         row.summary or {},
         pairs,

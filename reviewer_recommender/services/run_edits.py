@@ -38,6 +38,7 @@ from reviewer_recommender.services.edit_effects import (
     describe_effect,
     diff,
     objective,
+    pairs_after,
     paper_counts,
     refused_effect,
     reviewer_loads,
@@ -50,6 +51,7 @@ from reviewer_recommender.services.pairs import pair_score
 from reviewer_recommender.services.publishing import (
     claim_version,
     edited_summary,
+    run_pairs,
     solve_candidate,
     violations,
 )
@@ -368,7 +370,9 @@ def change(
     version_before = row.version
     before = snapshot(session, row, touched)
     objective_before = objective(session, row)
-    found_before = violations(session, row)
+    # the run's pairs read once: the check before, and (with the change applied) after
+    pairs_before = run_pairs(session, row.id)
+    found_before = violations(session, row, pairs_before)
     papers = sorted({p for p, _ in touched})
     reviewers = sorted({r for _, r in touched})
     counts_before = paper_counts(session, row, papers)
@@ -380,8 +384,11 @@ def change(
     session.flush()
     after = snapshot(session, row, touched)
     changes = diff(before, after)
-    found = violations(session, row)
-    row.summary = edited_summary(session, row, tightening=outcome.tightening, found=found)
+    changed_pairs = pairs_after(pairs_before, changes)
+    found = violations(session, row, changed_pairs)
+    row.summary = edited_summary(
+        session, row, tightening=outcome.tightening, found=found, pairs=changed_pairs
+    )
     objective_after = objective(session, row)
     entry = AssignmentEdit(
         assignment_id=row.id,

@@ -17,6 +17,7 @@ from reviewer_recommender.errors import StateConflict, not_found
 from reviewer_recommender.jobs.runner import JobRunner
 from reviewer_recommender.services.runinfo import STALE_PREFIX as STALE_PREFIX
 from reviewer_recommender.services.runinfo import stale_message as stale_message
+from reviewer_recommender.storage.frames import rows_frame
 from reviewer_recommender.storage.models import (
     DEFAULT_POOL,
     AffinityRun,
@@ -394,7 +395,7 @@ def scores_frame(session: Session, run_id: int) -> pd.DataFrame:
             AffinityScore.run_id == run_id
         )
     ).all()
-    return pd.DataFrame(rows, columns=["paper_id", "reviewer_id", "score"])
+    return rows_frame(rows, columns=["paper_id", "reviewer_id", "score"])
 
 
 def _of_pool(query: Any, column: Any, venue_id: str, pool: str | None) -> Any:
@@ -407,7 +408,7 @@ def conflicts_frame(session: Session, venue_id: str, pool: str | None = None) ->
         Conflict.venue_id == venue_id
     )
     rows = session.execute(_of_pool(query, Conflict.reviewer_id, venue_id, pool)).all()
-    return pd.DataFrame(rows, columns=["paper_id", "reviewer_id", "source", "reason"])
+    return rows_frame(rows, columns=["paper_id", "reviewer_id", "source", "reason"])
 
 
 def bids_frame(session: Session, venue_id: str, pool: str | None = None) -> pd.DataFrame:
@@ -416,14 +417,14 @@ def bids_frame(session: Session, venue_id: str, pool: str | None = None) -> pd.D
         Bid.venue_id == venue_id
     )
     rows = session.execute(_of_pool(query, Bid.reviewer_id, venue_id, pool)).all()
-    return pd.DataFrame(rows, columns=["paper_id", "reviewer_id", "label", "bid"])
+    return rows_frame(rows, columns=["paper_id", "reviewer_id", "label", "bid"])
 
 
 def pins_frame(session: Session, venue_id: str, pool: str | None = None) -> pd.DataFrame:
     """The venue's pins (of the persons of ``pool`` when given)."""
     query = select(Pin.paper_id, Pin.reviewer_id).where(Pin.venue_id == venue_id)
     rows = session.execute(_of_pool(query, Pin.reviewer_id, venue_id, pool)).all()
-    return pd.DataFrame(rows, columns=["paper_id", "reviewer_id"])
+    return rows_frame(rows, columns=["paper_id", "reviewer_id"])
 
 
 def pair_marks(

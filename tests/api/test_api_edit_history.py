@@ -216,6 +216,31 @@ def test_assign_and_remove_change_one_draft_only(api: Api) -> None:
     assert v.pairs()[("P4", holder)]["pinned"] is False
 
 
+def test_previews_name_each_constraint_they_break_or_mend(api: Api) -> None:
+    v = Venue(api)
+    holder = v.holder("P4")
+    preview = v.preview(action="remove", paper_id="P4", reviewer_id=holder)
+    assert (preview["violations_before"], preview["violations_after"]) == (0, 1)
+    assert preview["violations_new_total"] == 1 and preview["violations_fixed"] == []
+    (broken,) = preview["violations_new"]
+    assert broken["kind"] == "demand" and broken["paper_id"] == "P4"
+    assert broken["paper_title"] and "1" in broken["detail"]
+    removed = v.edit(action="remove", paper_id="P4", reviewer_id=holder)
+    assert removed.status_code == 200, removed.text
+    # the run's summary after the edit (from the pairs before and the change) is what a
+    # fresh check of the stored run finds, and so are its statistics
+    summary = removed.json()["assignment"]["summary"]
+    check = v.call("GET", v.run_path("/check")).json()
+    assert summary["constraints"]["violations"] == check["total"] == 1
+    pairs = v.pairs()
+    assert summary["pairs_assigned"] == len(pairs)
+    assert summary["objective"] == pytest.approx(sum(p["score"] for p in pairs.values()))
+    mend = v.preview(action="assign", paper_id="P4", reviewer_id=holder, version=2)
+    assert (mend["violations_before"], mend["violations_after"]) == (1, 0)
+    assert [(x["kind"], x["paper_id"]) for x in mend["violations_fixed"]] == [("demand", "P4")]
+    assert mend["violations_new"] == [] and mend["violations_fixed_total"] == 1
+
+
 def test_pins_and_forbids_are_listed_with_names_and_removed_at_venue_level(api: Api) -> None:
     v = Venue(api)
     holder = v.holder("P2")

@@ -361,7 +361,8 @@ def test_the_checker_the_api_and_the_page_share_the_violation_kinds() -> None:
     from matching.violations import ASSIGNMENT_KINDS
 
     assert get_args(ViolationOut.model_fields["kind"].annotation) == ASSIGNMENT_KINDS
-    page = (Path(app.__file__).parent / "static" / "views" / "deploy.js").read_text()
-    words = re.search(r"const KIND_WORDS = \{(.*?)\};", page, re.S)
+    # the words of the deploy dialog and the edit previews (components/violations.js)
+    page = (Path(app.__file__).parent / "static" / "components" / "violations.js").read_text()
+    words = re.search(r"export const KIND_WORDS = \{(.*?)\};", page, re.S)
     assert words is not None
     assert set(re.findall(r"(\w+):", words.group(1))) == set(ASSIGNMENT_KINDS)

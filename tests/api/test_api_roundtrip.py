@@ -133,6 +133,10 @@ def test_upload_compute_assign_export(api: Api) -> None:
     assert all(
         p["assigned"] == 2 and p["min_score"] <= p["mean_score"] for p in stats["papers"]["items"]
     )
+    # every paper's scores in one answer (the page's charts), in the order of the rows
+    scores = stats["paper_scores"]
+    assert scores["min"] == [round(p["min_score"], 4) for p in stats["papers"]["items"]]
+    assert scores["mean"] == [round(p["mean_score"], 4) for p in stats["papers"]["items"]]
 
     affinity_rows = read_csv(api.call("GET", f"/venues/{venue}/affinity/export", viewer).text)
     assert (

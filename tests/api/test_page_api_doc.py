@@ -55,7 +55,7 @@ def test_every_request_of_the_page_is_a_route_of_the_spec(openapi: dict[str, Any
         ("GET", "/venues"),
         ("POST", f"{run}/edits"),  # api.post(EP.edits(...))
         ("GET", f"{run}/edits"),  # api.page(EP.edits(...))
-        ("GET", f"{run}/stats"),  # const path = EP.assignmentStats(...); api.get(path)
+        ("GET", f"{run}/stats"),  # api.get(EP.assignmentStats(...), {...})
         ("POST", f"{run}/bulk/apply"),  # api.request("POST", EP.bulkApply(...))
         ("DELETE", "/venues/{venue_id}/pins/{paper_id}/{reviewer_id}"),  # in a ternary
         ("POST", "/venues/{venue_id}/assignments/live/reassign"),  # a literal, not a run id

@@ -29,7 +29,17 @@ def screenshot(page: Any, name: str, *, full_page: bool = True) -> Path:
     path = SCREENSHOT_DIR / f"{name}.png"
     # passing notifications would hide what the picture is about
     page.evaluate("document.getElementById('toasts')?.replaceChildren()")
+    # the page scrolls inside #scroller (an app shell): let the document hold it all, so a
+    # full-page screenshot shows the whole view (through the CSSOM: the page's CSP refuses
+    # style attributes and elements, not this)
+    unroll = """(on) => ['body', '#scroller'].map((s) => document.querySelector(s))
+      .filter(Boolean).forEach((el) => {
+        el.style.height = on ? 'auto' : ''; el.style.overflow = on ? 'visible' : ''; })"""
+    if full_page:
+        page.evaluate(unroll, True)
     page.screenshot(path=str(path), full_page=full_page)
+    if full_page:
+        page.evaluate(unroll, False)
     if os.environ.get("UPDATE_SCREENSHOTS") == "1":
         DOCS_SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
         (DOCS_SCREENSHOT_DIR / f"{name}.png").write_bytes(path.read_bytes())

@@ -1,5 +1,10 @@
 // A modal dialog on the native <dialog> element (focus trap, Escape, top layer for free),
 // named by its heading, that resolves to the chair's answer.
+//
+// Confirming is deliberate: the confirm button is never focused when the dialog opens (focus
+// goes to the dialog's first field, else its heading), and Enter in a field never submits: a
+// chair confirms by activating the confirm button itself. So Enter pressed again and again
+// (on Deploy, say) opens the dialog and then does nothing.
 import { h, fill } from "../core/dom.js";
 import { activator, errorBox, showError, clearError, logUnexpected } from "./feedback.js";
 
@@ -24,7 +29,7 @@ export function confirmDialog({ title, body, confirm = "Confirm", cancel = "Canc
   const ok = h("button", { type: "submit", value: "ok", class: danger ? "danger" : "" }, confirm);
   const no = h("button", { type: "button", class: "secondary", value: "cancel" }, cancel);
   const form = h("form", { method: "dialog", class: "dialog-form" },
-    h("h2", { id: `${id}-title`, class: "dialog-title" }, title),
+    h("h2", { id: `${id}-title`, class: "dialog-title", tabindex: "-1" }, title),
     h("div", { class: "dialog-body" }, body),
     error,
     h("div", { class: "dialog-actions" }, no, ok));
@@ -42,8 +47,13 @@ export function confirmDialog({ title, body, confirm = "Confirm", cancel = "Canc
     };
     dialog.addEventListener("close", finish, { once: true });
     no.addEventListener("click", () => dialog.close());
+    // Enter in a field is no confirmation (implicit submission): only the button confirms
+    form.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && event.target instanceof HTMLElement && event.target.matches("input, select")) event.preventDefault();
+    });
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
+      if (event.submitter !== ok) return;
       clearError(error);
       ok.disabled = true;
       try {
@@ -58,7 +68,8 @@ export function confirmDialog({ title, body, confirm = "Confirm", cancel = "Canc
       }
     });
     dialog.showModal();
-    ok.focus();
+    const field = form.querySelector(".dialog-body input:not([type=hidden]):not([disabled]), .dialog-body textarea, .dialog-body select");
+    (field ?? form.querySelector(".dialog-title")).focus();
   });
 }
 

@@ -125,8 +125,9 @@ export async function busy(button, errorBox, action, context) {
     if (button) {
       button.disabled = false;
       button.removeAttribute("aria-busy");
-      // disabling blurred it: give the focus back if nothing else took it
-      if (button.isConnected && (!document.activeElement || document.activeElement === document.body)) button.focus();
+      // disabling blurred it: give the focus back if nothing else took it (without scrolling:
+      // the action may have brought its result into view, e.g. a job's progress)
+      if (button.isConnected && (!document.activeElement || document.activeElement === document.body)) button.focus({ preventScroll: true });
     }
   }
 }

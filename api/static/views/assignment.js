@@ -29,16 +29,11 @@ function stat(label, value, attrs = {}) {
   return h("div", { class: "stat", ...attrs }, h("b", {}, value), h("span", {}, label));
 }
 
-/** Statistics of a run with every page of its per-paper rows. */
+/** Statistics of a run with every paper's lowest and mean score (one request). */
 export async function fetchStats(runId) {
-  const pageSize = 1000;
-  const path = EP.assignmentStats(state.venue, runId);
-  const first = await state.api.get(path, { limit: pageSize, offset: 0 });
-  const rows = [...first.papers.items];
-  for (let offset = pageSize; offset < first.papers.total; offset += pageSize) {
-    rows.push(...(await state.api.get(path, { limit: pageSize, offset })).papers.items);
-  }
-  return { ...first, paperRows: rows };
+  const stats = await state.api.get(EP.assignmentStats(state.venue, runId), { limit: 1, offset: 0 });
+  const { min = [], mean = [] } = stats.paper_scores ?? {};
+  return { ...stats, paperRows: min.map((low, i) => ({ min_score: low, mean_score: mean[i] })) };
 }
 
 /** Common axes for several runs' charts: max load and per-paper score range. */
@@ -91,9 +86,10 @@ function runCard(run) {
   const writable = canWrite();
   const facts = [
     ["State", h("span", {}, stateBadge(run.state, { "data-testid": "assignment-state" }), ` version ${run.version}`)],
-    ["Lineage", lineage || "a new solve"],
+    // how a run was made is the chairs' business: a viewer sees what was published, and when
+    writable ? ["Lineage", lineage || "a new solve"] : null,
     ["Parameters", runParamsText(run) || "–"],
-    ["Created", `${dateTime(run.created_at)}${run.job_id != null ? ` by job #${run.job_number ?? run.job_id}` : ""}`],
+    ["Created", `${dateTime(run.created_at)}${writable && run.job_id != null ? ` by job #${run.job_number ?? run.job_id}` : ""}`],
     run.deployed_at ? ["Published", `${dateTime(run.deployed_at)} by ${run.deployed_by || "?"}`] : null,
     run.superseded_at ? ["Superseded", dateTime(run.superseded_at)] : null,
     !writable && run.note ? ["Note", run.note] : null,

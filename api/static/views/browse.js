@@ -6,7 +6,7 @@ import { $, h, fill } from "../core/dom.js";
 import { EP } from "../core/endpoints.js";
 import { loadText, niceNumber, plural, runName, signed } from "../core/format.js";
 import { learnNames, paperTitle, reviewerName, searchPapers, searchReviewers } from "../core/names.js";
-import { canWrite, currentRun, on, state } from "../core/state.js";
+import { canWrite, currentRun, emit, on, state } from "../core/state.js";
 import { chips, paperCell, reviewerCell } from "../components/cells.js";
 import { busy, errorBox, globalError } from "../components/feedback.js";
 import { Picker } from "../components/picker.js";
@@ -72,6 +72,7 @@ async function openPaper(paperId, { swapOut = null, focus = true } = {}) {
   if (!view.built) build();
   view.side = { paper: paperId };
   view.swapOut = swapOut;
+  emit("subject", view.side);
   const run = currentRun();
   const header = h("div", { class: "edge-head" });
   const alternates = h("div", { class: "alternates", "data-testid": "alternates" });
@@ -190,6 +191,7 @@ function renderSwapChoice(host, run, page) {
 async function openReviewer(reviewerId, { focus = true } = {}) {
   if (!view.built) build();
   view.side = { reviewer: reviewerId };
+  emit("subject", view.side);
   const run = currentRun();
   const header = h("div", { class: "edge-head" }, h("h3", { id: "edge-title", tabindex: "-1" }, reviewerName(reviewerId) || reviewerId));
   const columns = [

@@ -4,29 +4,11 @@
 import { h } from "../core/dom.js";
 import { EP } from "../core/endpoints.js";
 import { plural, runName } from "../core/format.js";
-import { paperTitle, reviewerName } from "../core/names.js";
 import { state, updateRun } from "../core/state.js";
 import { confirmDialog } from "../components/dialog.js";
 import { say, UserError } from "../components/feedback.js";
+import { KIND_WORDS, who } from "../components/violations.js";
 import { refreshRuns } from "./runs.js";
-
-const KIND_WORDS = {
-  conflict: "conflict of interest", bid: "Not Willing / conflict bid", forbid: "forbidden pair",
-  pin: "missing pin", max_load: "reviewer over quota", min_load: "reviewer under minimum", demand: "paper demand not met",
-};
-
-function who(violation) {
-  const parts = [];
-  if (violation.paper_id) {
-    const title = violation.paper_title || paperTitle(violation.paper_id);
-    parts.push(`paper ${title && title !== violation.paper_id ? `“${title}” ` : ""}(${violation.paper_id})`);
-  }
-  if (violation.reviewer_id) {
-    const name = violation.reviewer_name || reviewerName(violation.reviewer_id);
-    parts.push(`reviewer ${name && name !== violation.reviewer_id ? `${name} (${violation.reviewer_id})` : violation.reviewer_id}`);
-  }
-  return parts.join(" × ");
-}
 
 /** Ask, then publish `run`. Resolves to the published run, or null when cancelled. */
 export async function deployDialog(run) {

@@ -12,6 +12,7 @@ import { paperCell, reviewerCell } from "../components/cells.js";
 import { confirmDialog } from "../components/dialog.js";
 import { busy, errorBox, problemTable, say, UserError } from "../components/feedback.js";
 import { PagedTable, simpleTable } from "../components/table.js";
+import { violationList } from "../components/violations.js";
 import { ownRulesSection } from "./rules.js";
 import { refreshRuns } from "./runs.js";
 
@@ -93,8 +94,11 @@ export function effectView(effect) {
   if (constraintWords.length) parts.push(h("p", {}, h("strong", {}, "For re-solves: "), constraintWords.join(", "), "."));
   if (typeof effect.violations_after === "number" && effect.violations_after !== effect.violations_before) {
     parts.push(h("p", { class: effect.violations_after > (effect.violations_before ?? 0) ? "over" : "" },
-      `Broken hard constraints: ${effect.violations_before ?? 0} → ${effect.violations_after}.`));
+      `Hard constraints the run breaks: ${effect.violations_before ?? 0} now, ${effect.violations_after} after this change.`));
   }
+  parts.push(
+    violationList("Newly broken", effect.violations_new, effect.violations_new_total, { cls: "over", testid: "violations-new" }),
+    violationList("Mended", effect.violations_fixed, effect.violations_fixed_total, { testid: "violations-fixed" }));
   if (effect.warnings?.length) {
     parts.push(h("div", { class: "warn-box", "data-testid": "edit-warnings" }, h("strong", {}, "Warnings"),
       h("ul", {}, effect.warnings.map((w) => h("li", {}, w)))));

@@ -439,6 +439,8 @@ export function follow(job, { prepend = true, render = true } = {}) {
     $("#no-jobs")?.remove();
     const card = jobCard(job);
     if (prepend && !card.isConnected) host.prepend(card);
+    // a job the chair just started: its progress comes into view (the forms are above it)
+    if (prepend && card.getClientRects().length) card.scrollIntoView({ block: "nearest" });
   }
   if (!ACTIVE.has(job.state)) return;
   if (isPolling(job.id)) return;

@@ -2,15 +2,18 @@
 import { Api } from "../core/api.js";
 import { $, h, fill, formValues } from "../core/dom.js";
 import { EP } from "../core/endpoints.js";
+import { announceSignIn, announceSignOut, askOtherTabs, followOtherTabs } from "../core/handoff.js";
 import { invalidateNames } from "../core/names.js";
+import { parseRoute } from "../core/route.js";
 import {
-  addVenue, emit, enterVenue, rememberToken, rememberVenue, resetSession, signedIn, state, storedToken,
+  addVenue, emit, enterVenue, rememberToken, rememberVenue, resetSession, setPool, signedIn, state, storedToken,
   storedVenue,
 } from "../core/state.js";
-import { busy, clearError, globalError, say, showError } from "../components/feedback.js";
+import { busy, clearError, globalError, say, showError, UserError } from "../components/feedback.js";
 import { openPersonPage } from "./person.js";
+import { clearAddress, showAddress } from "./address.js";
 import { refreshRuns } from "./runs.js";
-import { resetChoice, selectTab, userChoseTab } from "./tabs.js";
+import { resetChoice, selectTab } from "./tabs.js";
 
 const PERSON_ROLES = ["reviewer", "area_chair"];
 
@@ -23,13 +26,16 @@ function showView(id) {
   $("#all-venues").hidden = !inConsole || (state.me?.role !== "admin" && state.venues.length < 2);
 }
 
-async function signIn(token) {
+async function signIn(token, { announce = true } = {}) {
+  // the address the page was opened at (a link from a co-chair): where sign-in lands
+  const route = parseRoute(location.hash);
   const api = new Api(token);
   const me = await api.get(EP.me());
   // a reviewer's or area chair's token opens their own page (it may read nothing else)
   const venues = PERSON_ROLES.includes(me.role) ? [] : await api.all(EP.venues());
   signedIn(api, me, venues);
   rememberToken(token);
+  if (announce) announceSignIn(token);
   // CSS hides the controls marked data-requires="write"/"admin" that this role may not use
   document.body.dataset.role = me.role;
   $("#whoami").textContent = `Signed in as ${me.name} (${me.role}${me.venue_id ? " of " + me.venue_id : ""})`;
@@ -40,15 +46,48 @@ async function signIn(token) {
     return;
   }
   renderVenueChoices();
-  const remembered = storedVenue();
+  if (route?.venue && venues.some((v) => v.id === route.venue)) { await openVenue(route.venue, route); return; }
+  if (route?.venue) globalError(new UserError(`This token does not see venue ${route.venue}.`), "Opening the address");
+  const remembered = route?.venues ? null : storedVenue();
   if (remembered && venues.some((v) => v.id === remembered)) await openVenue(remembered);
-  else if (venues.length === 1 && me.role !== "admin") await openVenue(venues[0].id);
+  else if (venues.length === 1 && me.role !== "admin" && !route?.venues) await openVenue(venues[0].id);
   else showVenueList();
 }
 
 function showVenueList() {
   showView("venue-view");
+  showAddress({ venues: true });
   $("#venue-title").focus();
+}
+
+/** Go to an address of this page (a link pasted into the open tab). */
+export async function navigate(route) {
+  if (!route || !state.me || PERSON_ROLES.includes(state.me.role)) return;
+  if (route.venues) { renderVenueChoices(); showVenueList(); return; }
+  if (!state.venues.some((v) => v.id === route.venue)) {
+    globalError(new UserError(`This token does not see venue ${route.venue}.`), "Opening the address");
+    return;
+  }
+  if (route.venue !== state.venue || $("#console-view").hidden) { await openVenue(route.venue, route); return; }
+  await showRoute(route);
+}
+
+/** In the open venue: the route's pool, run, tab and paper or reviewer. */
+async function showRoute(route) {
+  if (route.pool && route.pool !== state.pool) {
+    setPool(route.pool);
+    $("#pool-select").value = route.pool;
+    emit("pool", route.pool);
+    await refreshRuns({ select: route.run });
+  } else if (route.run != null && route.run !== state.runId) {
+    await refreshRuns({ select: route.run });
+  }
+  if (route.paper || route.reviewer) emit("browse", route.paper ? { paper: route.paper } : { reviewer: route.reviewer });
+  else if (route.tab) {
+    // a tab this role does not have (a chair's address sent to a viewer): the role's first
+    const shown = $(`#${route.tab}`)?.getClientRects().length;
+    await selectTab(shown ? route.tab : state.me?.role === "viewer" ? "tab-assignment" : "tab-data");
+  }
 }
 
 function renderVenueChoices() {
@@ -65,10 +104,12 @@ function renderVenueChoices() {
   if (state.venue) select.value = state.venue;
 }
 
-/** Open a venue's console: its sizes, scores and runs (the live run selected). */
-export async function openVenue(venueId) {
+/** Open a venue's console: its sizes, scores and runs (the live run selected), or what
+ * `route` (an address) names: its pool, run, tab, paper or reviewer. */
+export async function openVenue(venueId, route = null) {
   clearError($("#global-error"));
   enterVenue(venueId);
+  if (route?.pool) setPool(route.pool);
   invalidateNames();
   rememberVenue(venueId);
   $("#venue-select").value = venueId;
@@ -80,10 +121,14 @@ export async function openVenue(venueId) {
   $("#venue-heading").focus();
   resetChoice();
   emit("venue", venueId);
-  const first = selectTab("tab-data");
+  if (route?.tab) {
+    await refreshRuns({ select: route.run }).catch((e) => globalError(e, "Loading assignment runs"));
+    await showRoute({ ...route, pool: null, run: null });
+    return;
+  }
+  // a viewer comes for the published run (and has no Data tab): show it
+  const first = selectTab(state.me?.role === "viewer" ? "tab-assignment" : "tab-data");
   await refreshRuns().catch((e) => globalError(e, "Loading assignment runs"));
-  // a viewer comes for the published run: show it, unless they already chose a tab
-  if (state.me?.role === "viewer" && state.runs.length && !userChoseTab()) await selectTab("tab-assignment");
   await first;
 }
 
@@ -94,13 +139,15 @@ export function setupSession() {
     await busy(event.submitter, $("#signin-error"), () => signIn(token), "Sign-in failed");
   });
   $("#sign-out").addEventListener("click", () => {
-    resetSession();
-    delete document.body.dataset.role;
-    $("#token-input").value = "";
-    showView("signin-view");
-    $("#token-input").focus();
-    emit("signed-out");
+    signOut();
+    announceSignOut();
   });
+  followOtherTabs({
+    token: () => (state.me ? storedToken() : null),
+    signedIn: (token) => signIn(token, { announce: false }).catch(() => signOut()),
+    signedOut: () => signOut(),
+  });
+  window.addEventListener("hashchange", () => navigate(parseRoute(location.hash)).catch((e) => globalError(e, "Opening the address")));
   $("#all-venues").addEventListener("click", () => {
     renderVenueChoices();
     showVenueList();
@@ -122,11 +169,23 @@ export function setupSession() {
   });
 }
 
-/** Sign in with the token kept for this tab, if any. */
-export function resumeSession() {
-  const token = storedToken();
+/** Sign out this tab (the sign-out button, or another tab's). */
+function signOut() {
+  resetSession();
+  delete document.body.dataset.role;
+  clearAddress();
+  $("#token-input").value = "";
+  showView("signin-view");
+  $("#token-input").focus();
+  emit("signed-out");
+}
+
+/** Sign in with the token kept for this tab, else the one of another open tab, if any. */
+export async function resumeSession() {
+  const token = storedToken() || await askOtherTabs();
+  if (state.me) return; // signed in with the form while the other tabs were asked
   if (!token) { showView("signin-view"); return; }
-  signIn(token).catch((error) => {
+  await signIn(token, { announce: false }).catch((error) => {
     showView("signin-view");
     showError($("#signin-error"), error, "Stored token no longer works");
   });

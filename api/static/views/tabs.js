@@ -50,14 +50,17 @@ export function resetChoice() {
 
 export function setupTabs() {
   const tabs = $$('[role="tab"]');
-  tabs.forEach((tab, index) => {
+  tabs.forEach((tab) => {
     tab.addEventListener("click", () => { chosen += 1; selectTab(tab.id); });
     tab.addEventListener("keydown", (event) => {
+      // the tabs this role has (a viewer has no chair tabs: CSS hides them)
+      const shown = tabs.filter((t) => t.getClientRects().length);
+      const index = shown.indexOf(tab);
       let next = null;
-      if (event.key === "ArrowRight") next = tabs[(index + 1) % tabs.length];
-      if (event.key === "ArrowLeft") next = tabs[(index - 1 + tabs.length) % tabs.length];
-      if (event.key === "Home") next = tabs[0];
-      if (event.key === "End") next = tabs[tabs.length - 1];
+      if (event.key === "ArrowRight") next = shown[(index + 1) % shown.length];
+      if (event.key === "ArrowLeft") next = shown[(index - 1 + shown.length) % shown.length];
+      if (event.key === "Home") next = shown[0];
+      if (event.key === "End") next = shown[shown.length - 1];
       if (next) { event.preventDefault(); chosen += 1; selectTab(next.id, true); }
     });
   });
