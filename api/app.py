@@ -2,7 +2,10 @@
 
 Startup (lifespan): connect, run migrations, mark jobs of a dead process interrupted, start
 the job runner. Shutdown: cancel running jobs and close the pool. Every response carries the
-security headers of :mod:`api.security_headers`.
+security headers of :mod:`api.security_headers`. Around the routes, outermost first:
+requests in flight bounded per venue and per token (:mod:`api.admission`), body size
+(:mod:`api.body_limit`), bodies received whole before any route runs
+(:mod:`api.body_spool`).
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
+from api.admission import Admission
 from api.body_limit import MULTIPART_OVERHEAD_BYTES, BodySizeLimit, takes_large_body
+from api.body_spool import BodySpool
 from api.errors import install_error_handlers
 from api.routers import (
     affinity,
@@ -38,6 +43,7 @@ from api.security_headers import SecurityHeaders
 from reviewer_recommender.jobs.handlers import job_handlers
 from reviewer_recommender.jobs.runner import JobRunner
 from reviewer_recommender.services.explain import ExplainerCache
+from reviewer_recommender.services.heavy import HeavyWork
 from reviewer_recommender.settings import Settings
 from reviewer_recommender.storage.db import Database, migrate
 
@@ -61,7 +67,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        database = Database(settings.database_url)
+        database = Database(
+            settings.database_url, settings.database_pool_size, settings.database_pool_timeout
+        )
         if settings.run_migrations:
             migrate(database.engine)
         runner = JobRunner(
@@ -79,6 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 settings.affinity_models_dir,
             ),
             cancel_grace=settings.job_cancel_grace_seconds,
+            venue_cap=settings.venue_job_cap,
         )
         runner.start()
         app.state.database = database
@@ -100,11 +109,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.heavy = HeavyWork(settings.max_heavy_per_venue, settings.max_heavy)
+    app.add_middleware(BodySpool)
     app.add_middleware(
         BodySizeLimit,
         max_bytes=settings.max_upload_bytes + MULTIPART_OVERHEAD_BYTES,
         max_json_bytes=settings.max_json_bytes,
         takes_large_body=lambda scope: takes_large_body(app, scope),
+    )
+    app.add_middleware(
+        Admission,
+        per_venue=settings.max_requests_per_venue,
+        per_token=settings.max_requests_per_token,
     )
 
     install_error_handlers(app)
