@@ -220,7 +220,8 @@ def paper_in_assignment(
 ) -> PaperAssignmentOut:
     """A paper's assigned reviewers and up to ``alternates`` next-best reviewers: the run's
     stored candidates of the paper that are not assigned, not in conflict, and whose load
-    in this run is below their max load, best score first."""
+    in this run is below their max load, best score first. Viewers get no alternates (an
+    empty list): which reviewers they leave out would reveal private conflicts and bids."""
     return run_views.paper_in_run(session, venue_id, assignment_id, paper_id, principal, alternates)
 
 
