@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
+from reviewer_recommender.errors import StateConflict
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.results import PairScoreOut
 from reviewer_recommender.services.scoring import fold_pair_bid
@@ -33,15 +34,27 @@ def pair_score(
     """Score of a pair from the latest run; a pair not stored is computed (its bid folded
     in with the run's weight, as the run folds bids) and, with ``store``, added to the
     session as a requested pair (the caller commits: reads never store). ``marks=False``
-    leaves out bids and conflict reasons (null). ``pool``: whose latest run."""
+    leaves out bids and conflict reasons (null). ``pool``: whose latest run. The run's saved
+    model scores and explains (never a re-fit, see :mod:`reviewer_recommender.services.explain`):
+    ``stale`` when the corpus changed since the run; 409 ``stale_affinities`` for a paper
+    or reviewer that came after it."""
     run = require_run(session, venue_id, pool)
     require_paper(session, venue_id, paper_id)
     require_reviewer(session, venue_id, reviewer_id)
     stored = session.get(AffinityScore, (run.id, paper_id, reviewer_id))
     explanation = None
+    stale = False
     if stored is None or explain:
-        model, _stale = explainers.model(session, run)
-        evidence = model.explain(paper_id, reviewer_id)
+        model, stale = explainers.model(session, run)
+        try:
+            evidence = model.explain(paper_id, reviewer_id)
+        except KeyError:
+            raise StateConflict(
+                "stale_affinities",
+                f"paper {paper_id!r} or reviewer {reviewer_id!r} came after affinity run "
+                f"{run.id}, which cannot score or explain it; compute affinities again "
+                f"(POST /venues/{venue_id}/affinity/jobs)",
+            ) from None
         explanation = evidence.to_dict() if explain else None
         if stored is not None:
             score = float(stored.score)
@@ -75,6 +88,7 @@ def pair_score(
             conflict=None,
             bid=None,
             explanation=explanation,
+            stale=stale,
         )
     conflicts, bids = pair_marks(session, venue_id, [(paper_id, reviewer_id)])
     return PairScoreOut(
@@ -86,4 +100,5 @@ def pair_score(
         conflict=conflicts.get((paper_id, reviewer_id), []),
         bid=bids.get((paper_id, reviewer_id)),
         explanation=explanation,
+        stale=stale,
     )
