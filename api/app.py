@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.responses import FileResponse
@@ -40,6 +41,7 @@ from api.routers import (
     venues,
 )
 from api.security_headers import SecurityHeaders
+from api.uploads import THREAD_PARSED_MODELS
 from reviewer_recommender.jobs.handlers import job_handlers
 from reviewer_recommender.jobs.runner import JobRunner
 from reviewer_recommender.services.explain import ExplainerCache
@@ -59,6 +61,22 @@ class Service(FastAPI):
             if path
         ]
         return SecurityHeaders(super().build_middleware_stack(), docs_paths=docs_paths)
+
+
+def _openapi_with_thread_parsed_bodies(app: FastAPI) -> dict[str, Any]:
+    """FastAPI's OpenAPI document, plus the components of the bodies that routes validate
+    on a worker thread (:func:`api.uploads.parsed_body`), which FastAPI does not see."""
+    if app.openapi_schema:
+        return app.openapi_schema
+    schema = FastAPI.openapi(app)
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    for model in THREAD_PARSED_MODELS:
+        body = model.model_json_schema(ref_template="#/components/schemas/{model}")
+        for name, definition in body.pop("$defs", {}).items():
+            components.setdefault(name, definition)
+        components.setdefault(model.__name__, body)
+    app.openapi_schema = schema
+    return schema
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -124,6 +142,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
 
     install_error_handlers(app)
+    app.openapi = lambda: _openapi_with_thread_parsed_bodies(app)  # type: ignore[method-assign]
 
     @app.get("/health", tags=["service"])
     async def health() -> dict[str, str]:

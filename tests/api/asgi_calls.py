@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,7 +90,7 @@ def start_stalled(
             await asyncio.Event().wait()  # a client that never disconnects
             raise AssertionError("unreachable")
 
-        async def send(message: dict[str, Any]) -> None:
+        async def send(message: MutableMapping[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 call.status = message["status"]
                 call.headers = {k.decode(): v.decode() for k, v in message.get("headers", [])}

@@ -32,7 +32,7 @@ def _no_connection_held(api: Api, what: str) -> None:
     """Some moment with no database connection checked out (the runner's heartbeat may
     take one now and then; a request holding one would hold it all along)."""
     pool = api.database.engine.pool
-    wait_until(pool.checkedout, lambda n: n == 0, what=f"no connection held while {what}")  # type: ignore[attr-defined]
+    wait_until(pool.checkedout, lambda n: n == 0, what=f"no connection held while {what}")
 
 
 @pytest.fixture
@@ -53,13 +53,16 @@ def test_a_reader_that_stops_reading_an_export_holds_no_connection(api: Api) -> 
         start_stalled(api.client, "GET", f"/venues/{venue}/{what}/export", token)
         for what, token in (("affinity", viewer), ("conflicts", chair))
     ]
+    try:
+        for call in stalled:
+            assert call.stalled.wait(STALL) and call.status == 200
+        _no_connection_held(api, "two clients stop reading their exports")
+        other, other_chair, _ = api.new_venue()
+        assert api.call("GET", f"/venues/{other}/submissions", other_chair).status_code == 200
+    finally:
+        for call in stalled:
+            call.release()
     for call in stalled:
-        assert call.stalled.wait(STALL) and call.status == 200
-    _no_connection_held(api, "two clients stop reading their exports")
-    other, other_chair, _ = api.new_venue()
-    assert api.call("GET", f"/venues/{other}/submissions", other_chair).status_code == 200
-    for call in stalled:
-        call.release()
         assert call.done.wait(STALL)
     rows = bytes(stalled[0].body).decode().splitlines()
     assert rows[0] == "paper_id,reviewer_id,score" and len(rows) > 1
@@ -68,7 +71,7 @@ def test_a_reader_that_stops_reading_an_export_holds_no_connection(api: Api) -> 
 
 def test_a_long_poll_holds_no_connection_while_it_waits(api: Api) -> None:
     venue, chair, _ = api.new_venue()
-    runner = api.client.app.state.jobs  # type: ignore[attr-defined]
+    runner = api.client.app.state.jobs
     with api.database.session() as session:
         job = Job(venue_id=venue, kind="affinity", params={}, log=[], result={}, owner=runner.owner)
         session.add(job)
@@ -98,9 +101,11 @@ def test_a_body_that_trickles_in_holds_no_connection(api: Api) -> None:
     call = start_stalled(
         api.client, "POST", f"/venues/{venue}/submissions", chair, body=body, stall="sending"
     )
-    assert call.stalled.wait(STALL)
-    _no_connection_held(api, "an upload's body is half sent")
-    call.release()
+    try:
+        assert call.stalled.wait(STALL)
+        _no_connection_held(api, "an upload's body is half sent")
+    finally:
+        call.release()
     assert call.done.wait(STALL)
     assert call.status == 200, bytes(call.body)
     assert json.loads(bytes(call.body))["created"] == len(SUBMISSIONS)
@@ -111,30 +116,41 @@ def test_requests_beyond_a_token_or_venue_limit_get_429(limited: Api) -> None:
     venue, chair, viewer = api.new_venue()
     load_venue(api, venue, chair)
     first = start_stalled(api.client, "GET", f"/venues/{venue}/affinity/export", viewer)
-    assert first.stalled.wait(STALL)
+    calls = [first]
+    try:
+        _limits_hold(api, venue, chair, viewer, calls)
+    finally:
+        for call in calls:
+            call.release()
+    assert len(calls) == 2
+    for call in calls:
+        assert call.done.wait(STALL) and call.status == 200
+    assert api.call("GET", f"/venues/{venue}/submissions", viewer).status_code == 200
+
+
+def _limits_hold(api: Api, venue: str, chair: str, viewer: str, calls: list[Any]) -> None:
+    """With ``calls[0]`` in flight for the viewer: the limits, one more stalled call for the
+    chair (appended to ``calls``)."""
+    assert calls[0].stalled.wait(STALL)
     refused = api.call("GET", f"/venues/{venue}/submissions", viewer)
     assert refused.status_code == 429, refused.text
     assert refused.json()["code"] == "too_many_requests"
     assert int(refused.headers["retry-after"]) >= 1
     # another token of the venue still gets in, up to the venue's limit of 2
     assert api.call("GET", f"/venues/{venue}/submissions", chair).status_code == 200
-    second = start_stalled(api.client, "GET", f"/venues/{venue}/affinity/export", chair)
-    assert second.stalled.wait(STALL)
+    calls.append(start_stalled(api.client, "GET", f"/venues/{venue}/affinity/export", chair))
+    assert calls[1].stalled.wait(STALL)
     full = api.call("GET", f"/venues/{venue}/submissions", api.admin)
     assert full.status_code == 429 and "venue" in full.json()["detail"]
     # another venue is untouched
     other, other_chair, _ = api.new_venue()
     assert api.call("GET", f"/venues/{other}/submissions", other_chair).status_code == 200
     assert api.client.get("/health").status_code == 200
-    for call in (first, second):
-        call.release()
-        assert call.done.wait(STALL) and call.status == 200
-    assert api.call("GET", f"/venues/{venue}/submissions", viewer).status_code == 200
 
 
 def test_a_second_reassignment_of_a_venue_gets_429(api: Api) -> None:
     venue, chair, _ = api.new_venue()
-    heavy = api.client.app.state.heavy  # type: ignore[attr-defined]
+    heavy = api.client.app.state.heavy
     body = {"withdraw": ["~Grace_Graph1"], "reason": "ill"}
     with heavy.slot(venue, "a re-assignment in progress"):
         busy = api.call("POST", f"/venues/{venue}/assignments/live/reassign", chair, json=body)
@@ -176,9 +192,9 @@ def test_explanations_never_refit_inside_a_request(
     assert newer.status_code == 409 and newer.json()["code"] == "stale_affinities"
     assert "affinity/jobs" in newer.json()["detail"]
     # a run whose saved model is gone: 409 naming the way out, never a re-fit
-    settings = api.client.app.state.settings  # type: ignore[attr-defined]
+    settings = api.client.app.state.settings
     shutil.rmtree(settings.affinity_models_dir)
-    api.client.app.state.explainers = ExplainerCache(  # type: ignore[attr-defined]
+    api.client.app.state.explainers = ExplainerCache(
         settings.affinity_models_dir, settings.run_options
     )
     gone = api.call("GET", pair, viewer)
