@@ -24,6 +24,7 @@ from api.admission import Admission
 from api.body_limit import MULTIPART_OVERHEAD_BYTES, BodySizeLimit, takes_large_body
 from api.body_spool import BodySpool
 from api.errors import install_error_handlers
+from api.exports import ExportCache
 from api.routers import (
     affinity,
     assignments,
@@ -128,6 +129,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.heavy = HeavyWork(settings.max_heavy_per_venue, settings.max_heavy)
+    app.state.exports = ExportCache(Path(settings.data_dir) / "exports")
     app.add_middleware(BodySpool)
     app.add_middleware(
         BodySizeLimit,

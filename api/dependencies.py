@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import Depends, Query, Request
 from sqlalchemy.orm import Session
 
+from api.exports import ExportCache
 from recommender.affinity.options import RunOptions
 from reviewer_recommender.jobs.runner import JobRunner
 from reviewer_recommender.services.explain import ExplainerCache
@@ -63,6 +64,12 @@ def database(request: Request) -> Database:
     return db
 
 
+def export_cache(request: Request) -> ExportCache:
+    """Large exports kept as files (:class:`api.exports.ExportCache`)."""
+    exports: ExportCache = request.app.state.exports
+    return exports
+
+
 def run_options(request: Request) -> RunOptions:
     """The server's scoring run options (models by name, cache, device, memory bounds)."""
     options: RunOptions = request.app.state.settings.run_options
@@ -75,3 +82,4 @@ Explainers = Annotated[ExplainerCache, Depends(explainer_cache)]
 RunOptionsDep = Annotated[RunOptions, Depends(run_options)]
 Heavy = Annotated[HeavyWork, Depends(heavy_work)]
 DatabaseDep = Annotated[Database, Depends(database)]
+Exports = Annotated[ExportCache, Depends(export_cache)]
