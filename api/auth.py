@@ -19,7 +19,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from api.dependencies import SessionDep
+from api.dependencies import DatabaseDep, SessionDep
 from api.ids import VenueIdPath
 from reviewer_recommender.services.tokens import (
     Principal,
@@ -45,6 +45,15 @@ def venue_reader(
 ) -> Principal:
     """Dependency: the caller may read ``venue_id`` (403 otherwise; 404 if it does not exist)."""
     return check_venue_access(session, venue_id, principal)
+
+
+def venue_reader_brief(venue_id: VenueIdPath, request: Request, database: DatabaseDep) -> Principal:
+    """Dependency: as :func:`venue_reader`, checked in a session of its own that ends at
+    once, for the ``async`` routes that wait (long polls): the route then holds no database
+    connection while it waits."""
+    with database.session() as session:
+        principal = authenticate(session, request.headers.get("authorization", ""))
+        return check_venue_access(session, venue_id, principal)
 
 
 def venue_writer(
@@ -104,6 +113,7 @@ def admin_only(principal: CurrentPrincipal) -> Principal:
 
 
 Reader = Annotated[Principal, Depends(venue_reader)]
+BriefReader = Annotated[Principal, Depends(venue_reader_brief)]
 Writer = Annotated[Principal, Depends(venue_writer)]
 ChairReader = Annotated[Principal, Depends(venue_chair_reader)]
 Admin = Annotated[Principal, Depends(admin_only)]

@@ -10,22 +10,28 @@ from typing import Annotated
 from fastapi import Depends, Query, Request
 from sqlalchemy.orm import Session
 
+from api.exports import ExportCache
 from recommender.affinity.options import RunOptions
 from reviewer_recommender.jobs.runner import JobRunner
 from reviewer_recommender.services.explain import ExplainerCache
+from reviewer_recommender.services.heavy import HeavyWork
 from reviewer_recommender.services.ids import MAX_OFFSET
 from reviewer_recommender.settings import Settings
 from reviewer_recommender.storage.db import Database
 
 
 def get_session(request: Request) -> Iterator[Session]:
-    """One session per request, rolled back unless committed."""
+    """One session per request, rolled back unless committed, and closed when the route's
+    function returns (``scope="function"`` below): after the answer is serialised, before
+    its first byte is sent. So no request holds a database connection while its client
+    reads the answer (exports are written whole first, see :mod:`api.exports`); the body of
+    a request is received whole before any session opens (:mod:`api.body_spool`)."""
     database: Database = request.app.state.database
     with database.session() as session:
         yield session
 
 
-SessionDep = Annotated[Session, Depends(get_session)]
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 Limit = Annotated[int, Query(ge=1, le=1000, description="page size")]
 Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="rows to skip")]
 
@@ -46,6 +52,24 @@ def explainer_cache(request: Request) -> ExplainerCache:
     return cache
 
 
+def heavy_work(request: Request) -> HeavyWork:
+    """Slots for heavy work inside requests (:mod:`reviewer_recommender.services.heavy`)."""
+    heavy: HeavyWork = request.app.state.heavy
+    return heavy
+
+
+def database(request: Request) -> Database:
+    """The database, for routes that open short sessions of their own (long polls)."""
+    db: Database = request.app.state.database
+    return db
+
+
+def export_cache(request: Request) -> ExportCache:
+    """Large exports kept as files (:class:`api.exports.ExportCache`)."""
+    exports: ExportCache = request.app.state.exports
+    return exports
+
+
 def run_options(request: Request) -> RunOptions:
     """The server's scoring run options (models by name, cache, device, memory bounds)."""
     options: RunOptions = request.app.state.settings.run_options
@@ -56,3 +80,6 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 Runner = Annotated[JobRunner, Depends(job_runner)]
 Explainers = Annotated[ExplainerCache, Depends(explainer_cache)]
 RunOptionsDep = Annotated[RunOptions, Depends(run_options)]
+Heavy = Annotated[HeavyWork, Depends(heavy_work)]
+DatabaseDep = Annotated[Database, Depends(database)]
+Exports = Annotated[ExportCache, Depends(export_cache)]

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
+import anyio
 from fastapi import Depends, HTTPException, Request, UploadFile, status
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ValidationError
 
 from recommender.io.archives import ArchiveLimits
 from reviewer_recommender.services.ids import safe_name
@@ -98,6 +101,48 @@ def json_list_body(description: str, example: list[dict[str, Any]]) -> dict[str,
                     "schema": {"type": "array", "items": {"type": "object"}},
                     "example": example,
                 }
+            },
+        }
+    }
+
+
+Model = TypeVar("Model", bound=BaseModel)
+# models of the bodies parsed by parsed_body, for the OpenAPI components (api.app)
+THREAD_PARSED_MODELS: list[type[BaseModel]] = []
+
+
+def parsed_body(model: type[Model]) -> Callable[[Request], Awaitable[Model]]:
+    """FastAPI dependency: the JSON body validated as ``model`` on a worker thread.
+
+    FastAPI validates a body parameter on the event loop; a solve request's ``demand`` and
+    ``custom_max_load`` may hold a hundred thousand entries, whose validation would stall
+    every request, ``/health`` included. Errors are FastAPI's own 422, located in
+    ``body``. Document the route's body with :func:`model_body`."""
+
+    async def parse(request: Request) -> Model:
+        body = await request.body()
+        try:
+            return await anyio.to_thread.run_sync(model.model_validate_json, body or b"null")
+        except ValidationError as error:
+            errors = [
+                {**item, "loc": ("body", *item["loc"])}
+                for item in error.errors(include_url=False, include_context=False)
+            ]
+            raise RequestValidationError(errors) from None
+
+    if model not in THREAD_PARSED_MODELS:
+        THREAD_PARSED_MODELS.append(model)
+    return parse
+
+
+def model_body(model: type[BaseModel]) -> dict[str, Any]:
+    """``openapi_extra`` documenting a required JSON body of ``model`` (for routes that
+    take it with :func:`parsed_body`)."""
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}
             },
         }
     }

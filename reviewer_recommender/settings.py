@@ -36,6 +36,15 @@ class Settings:
     ``job_isolation``: ``"process"`` (each job in a child process, killed when a cancel is not
     honoured within ``job_cancel_grace_seconds``) or ``"thread"``
     (see :mod:`reviewer_recommender.jobs.runner`).
+    ``job_venue_cap``: jobs of one venue running at once (0: one less than ``job_workers``,
+    at least 1), so another venue's job always finds a worker soon (see
+    :mod:`reviewer_recommender.jobs.runner`).
+    ``max_requests_per_venue``, ``max_requests_per_token``: requests in flight at once for
+    one venue and for one token; beyond, 429 with ``Retry-After`` (:mod:`api.admission`).
+    ``max_heavy_per_venue``, ``max_heavy``: re-assignments (and other heavy in-request
+    computations) running at once per venue and in all; beyond, 429.
+    ``database_pool_size``, ``database_pool_timeout``: database connections kept (plus
+    twice as many more on demand) and seconds a request waits for one.
     ``inline_jobs``: run each job to completion inside the request that starts it (tests).
     ``affinity_top_n``: stored scores per paper and per reviewer (plus requested pairs).
     ``run_options``: how affinity jobs run — the embedding models clients may name, the
@@ -55,6 +64,13 @@ class Settings:
     job_workers: int = 2
     job_isolation: str = "process"
     job_cancel_grace_seconds: float = 2.0
+    job_venue_cap: int = 0
+    max_requests_per_venue: int = 24
+    max_requests_per_token: int = 12
+    max_heavy_per_venue: int = 1
+    max_heavy: int = 2
+    database_pool_size: int = 10
+    database_pool_timeout: float = 30.0
     inline_jobs: bool = False
     run_migrations: bool = True
     affinity_top_n: int = 50
@@ -75,8 +91,22 @@ class Settings:
             raise ValueError("job_workers must be at least 1")
         if self.job_isolation not in ("process", "thread"):
             raise ValueError("job_isolation must be 'process' or 'thread'")
+        if self.job_venue_cap < 0:
+            raise ValueError("job_venue_cap must be 0 (automatic) or positive")
+        if min(self.max_requests_per_venue, self.max_requests_per_token) < 1:
+            raise ValueError("max_requests_per_venue and max_requests_per_token must be positive")
+        if min(self.max_heavy_per_venue, self.max_heavy) < 1:
+            raise ValueError("max_heavy_per_venue and max_heavy must be positive")
+        if self.database_pool_size < 1 or self.database_pool_timeout <= 0:
+            raise ValueError("database_pool_size and database_pool_timeout must be positive")
         if not 0 <= self.job_cancel_grace_seconds <= 60:
             raise ValueError("job_cancel_grace_seconds must be between 0 and 60")
+
+    @property
+    def venue_job_cap(self) -> int:
+        """Jobs of one venue running at once (``job_venue_cap``, or one less than the
+        workers when 0)."""
+        return self.job_venue_cap or max(1, self.job_workers - 1)
 
     @property
     def affinity_models_dir(self) -> Path:
@@ -90,7 +120,10 @@ class Settings:
         ``RECOMMENDER_MAX_ARCHIVE_MEMBERS``,
         ``RECOMMENDER_MAX_UNCOMPRESSED_BYTES``, ``RECOMMENDER_MAX_COMPRESSION_RATIO``,
         ``RECOMMENDER_JOB_WORKERS``, ``RECOMMENDER_JOB_ISOLATION``,
-        ``RECOMMENDER_JOB_CANCEL_GRACE_SECONDS``,
+        ``RECOMMENDER_JOB_CANCEL_GRACE_SECONDS``, ``RECOMMENDER_JOB_VENUE_CAP``,
+        ``RECOMMENDER_MAX_REQUESTS_PER_VENUE``, ``RECOMMENDER_MAX_REQUESTS_PER_TOKEN``,
+        ``RECOMMENDER_MAX_HEAVY_PER_VENUE``, ``RECOMMENDER_MAX_HEAVY``,
+        ``RECOMMENDER_DATABASE_POOL_SIZE``, ``RECOMMENDER_DATABASE_POOL_TIMEOUT``,
         ``RECOMMENDER_INLINE_JOBS``, ``RECOMMENDER_RUN_MIGRATIONS``,
         ``RECOMMENDER_AFFINITY_TOP_N`` and the run options' variables (see
         :meth:`recommender.affinity.options.RunOptions.from_env`)."""
@@ -108,6 +141,13 @@ class Settings:
             job_workers=int(env.get("RECOMMENDER_JOB_WORKERS", 2)),
             job_isolation=env.get("RECOMMENDER_JOB_ISOLATION", "process"),
             job_cancel_grace_seconds=float(env.get("RECOMMENDER_JOB_CANCEL_GRACE_SECONDS", 2.0)),
+            job_venue_cap=int(env.get("RECOMMENDER_JOB_VENUE_CAP", 0)),
+            max_requests_per_venue=int(env.get("RECOMMENDER_MAX_REQUESTS_PER_VENUE", 24)),
+            max_requests_per_token=int(env.get("RECOMMENDER_MAX_REQUESTS_PER_TOKEN", 12)),
+            max_heavy_per_venue=int(env.get("RECOMMENDER_MAX_HEAVY_PER_VENUE", 1)),
+            max_heavy=int(env.get("RECOMMENDER_MAX_HEAVY", 2)),
+            database_pool_size=int(env.get("RECOMMENDER_DATABASE_POOL_SIZE", 10)),
+            database_pool_timeout=float(env.get("RECOMMENDER_DATABASE_POOL_TIMEOUT", 30)),
             inline_jobs=_env_bool("RECOMMENDER_INLINE_JOBS", False),
             run_migrations=_env_bool("RECOMMENDER_RUN_MIGRATIONS", True),
             affinity_top_n=int(env.get("RECOMMENDER_AFFINITY_TOP_N", 50)),

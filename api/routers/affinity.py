@@ -11,6 +11,7 @@ from api.affinity_schemas import AffinityEstimateOut, AffinityUploadOut
 from api.auth import ChairReader, Reader, Writer
 from api.dependencies import (
     Explainers,
+    Exports,
     Limit,
     Offset,
     Runner,
@@ -179,16 +180,19 @@ def export_affinities(
     venue_id: VenueIdPath,
     principal: Reader,
     session: SessionDep,
+    exports: Exports,
     fmt: ExportFormat = "csv",
     pool: PoolQuery = "reviewers",
 ) -> StreamingResponse:
     """The pool's stored scores as ``paper_id,reviewer_id,score`` (OpenReview affinity
-    CSV)."""
-    return stream_rows(
-        affinity_runs.affinity_export_rows(session, venue_id, pool),
+    CSV), written once per run (and count of scores) and kept as a file for every reader."""
+    return exports.respond(
+        affinity_runs.affinity_export_key(session, venue_id, pool),
+        lambda: affinity_runs.affinity_export_rows(session, venue_id, pool),
         ["paper_id", "reviewer_id", "score"],
         fmt,
         f"{venue_id}-affinity",
+        before_waiting=session.rollback,
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, HTTPException, Query, UploadFile, status
+from fastapi import APIRouter, Depends, File, Form, HTTPException, Query, UploadFile, status
 from fastapi.responses import StreamingResponse
 
 from api.auth import ChairReader, Reader, Writer
@@ -36,7 +36,7 @@ from api.schemas import (
     Page,
     RunLabelIn,
 )
-from api.uploads import CollectionPaused, upload_bytes, upload_name
+from api.uploads import CollectionPaused, model_body, parsed_body, upload_bytes, upload_name
 from recommender.io import read_custom_max_papers
 from reviewer_recommender.services import run_views, runs
 from reviewer_recommender.services.params import AssignmentIn, ResolveIn
@@ -48,11 +48,14 @@ router = APIRouter(tags=["assignments"])
 
 
 @router.post(
-    "/venues/{venue_id}/assignments", status_code=status.HTTP_202_ACCEPTED, response_model=JobOut
+    "/venues/{venue_id}/assignments",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=JobOut,
+    openapi_extra=model_body(AssignmentIn),
 )
 def create_assignment(
     venue_id: VenueIdPath,
-    body: AssignmentIn,
+    body: Annotated[AssignmentIn, Depends(parsed_body(AssignmentIn))],
     runner: Runner,
     principal: Writer,
     session: SessionDep,
@@ -62,7 +65,8 @@ def create_assignment(
     pins (forced), the pool's stored paper demands and max loads, and the other levels'
     live runs (nobody reviews a paper they chair; ``distinct_institutions`` optional). The
     senior area chairs' pool is matched to the area chairs of the live area-chair run. The
-    job's result names the new draft."""
+    job's result names the new draft. The body is validated on a worker thread (it may
+    hold a demand or max load per person)."""
     return runs.start_assignment(runner, session, venue_id, body, principal.name)
 
 
@@ -150,11 +154,12 @@ def label_assignment(
     "/venues/{venue_id}/assignments/{assignment_id}/resolve",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=JobOut,
+    openapi_extra=model_body(ResolveIn),
 )
 def resolve_assignment(
     venue_id: VenueIdPath,
     assignment_id: RowIdPath,
-    body: ResolveIn,
+    body: Annotated[ResolveIn, Depends(parsed_body(ResolveIn))],
     runner: Runner,
     principal: Writer,
     session: SessionDep,
@@ -220,7 +225,8 @@ def paper_in_assignment(
 ) -> PaperAssignmentOut:
     """A paper's assigned reviewers and up to ``alternates`` next-best reviewers: the run's
     stored candidates of the paper that are not assigned, not in conflict, and whose load
-    in this run is below their max load, best score first."""
+    in this run is below their max load, best score first. Viewers get no alternates (an
+    empty list): which reviewers they leave out would reveal private conflicts and bids."""
     return run_views.paper_in_run(session, venue_id, assignment_id, paper_id, principal, alternates)
 
 

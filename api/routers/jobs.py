@@ -10,8 +10,8 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, status
 
-from api.auth import Reader, Writer
-from api.dependencies import Limit, Offset, Runner, SessionDep
+from api.auth import BriefReader, Reader, Writer
+from api.dependencies import DatabaseDep, Limit, Offset, Runner, SessionDep
 from api.ids import RowIdPath, VenueIdPath
 from api.schemas import JobOut, Page
 from reviewer_recommender.services import job_records
@@ -37,18 +37,18 @@ def list_jobs(
 
 
 @router.get("/venues/{venue_id}/jobs/{job_id}", response_model=JobOut)
-def get_job(
+async def get_job(
     venue_id: VenueIdPath,
     job_id: RowIdPath,
-    runner: Runner,
-    principal: Reader,
-    session: SessionDep,
+    principal: BriefReader,
+    database: DatabaseDep,
     wait: Annotated[
         float, Query(ge=0, le=60, description="seconds to wait for the job to end")
     ] = 0,
 ) -> Job:
-    """A job's state, progress and log; ``wait`` blocks until it ends (at most that long)."""
-    return job_records.wait_for_job(runner, session, venue_id, job_id, principal, wait)
+    """A job's state, progress and log; ``wait`` blocks until it ends (at most that long),
+    holding no database connection while it waits."""
+    return await job_records.await_job(database, venue_id, job_id, principal, wait)
 
 
 @router.post(

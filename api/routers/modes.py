@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, status
 
 from api.auth import Reader, Writer
-from api.dependencies import SessionDep
+from api.dependencies import Heavy, SessionDep
 from api.ids import RowIdPath, VenueIdPath
 from api.schemas import RandomnessOut, ReassignIn, ReassignOut
 from reviewer_recommender.services import modes
@@ -36,7 +36,7 @@ def get_randomness(
     response_model=ReassignOut,
 )
 def reassign_live(
-    venue_id: VenueIdPath, body: ReassignIn, principal: Writer, session: SessionDep
+    venue_id: VenueIdPath, body: ReassignIn, principal: Writer, session: SessionDep, heavy: Heavy
 ) -> dict[str, Any]:
     """Emergency re-assignment: a new draft from the live run in which the ``withdraw``
     reviewers' pairs and the ``remove`` pairs are gone (and any live pair that is a conflict
@@ -49,7 +49,9 @@ def reassign_live(
     is published through the usual deploy (confirmation and constraint checks). Audited.
 
     409: no live run, no affinities, or no assignment exists even moving pairs (with the
-    diagnosis); 422: nothing named, an unknown reviewer, a pair that is not live."""
+    diagnosis); 422: nothing named, an unknown reviewer, a pair that is not live; 429
+    ``busy`` (with ``Retry-After``) while the venue already runs a re-assignment, or the
+    server as many as it allows (``max_heavy_per_venue``, ``max_heavy``)."""
     return modes.reassign_live_run(
         session,
         venue_id,
@@ -58,4 +60,5 @@ def reassign_live(
         reason=body.reason,
         actor=principal.name,
         pool=body.pool,
+        heavy=heavy,
     )

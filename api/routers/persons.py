@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, status
 
 from api.auth import ChairReader, Member, Person, Reader, Writer
-from api.dependencies import Explainers, Limit, Offset, SessionDep
+from api.dependencies import Explainers, Heavy, Limit, Offset, SessionDep
 from api.ids import OptionalPoolQuery, PaperIdPath, PoolQuery, VenueIdPath
 from api.person_schemas import (
     BidIn,
@@ -178,14 +178,18 @@ def list_declines(
     response_model=DeclinesReassignOut,
 )
 def reassign_declines(
-    venue_id: VenueIdPath, body: DeclinesReassignIn, principal: Writer, session: SessionDep
+    venue_id: VenueIdPath,
+    body: DeclinesReassignIn,
+    principal: Writer,
+    session: SessionDep,
+    heavy: Heavy,
 ) -> dict[str, Any]:
     """Turn the open declines of the pool's live run into an emergency re-assignment draft
     (the declined pairs removed and forbidden, only their slots filled), published through
     the usual deploy; the declines are then ``reassigned``. Audited. 409 without a live
-    run, 422 when no decline of it is open."""
+    run, 422 when no decline of it is open; 429 ``busy`` as for ``/assignments/live/reassign``."""
     return declines.reassign_declines(
-        session, venue_id, pool=body.pool, reason=body.reason, actor=principal.name
+        session, venue_id, pool=body.pool, reason=body.reason, actor=principal.name, heavy=heavy
     )
 
 

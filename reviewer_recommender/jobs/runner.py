@@ -45,7 +45,7 @@ import sys
 import threading
 import time
 import traceback
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any, Literal
 
 from sqlalchemy import select, update
@@ -62,6 +62,7 @@ from reviewer_recommender.jobs.context import (
     finalize,
     run_handler,
 )
+from reviewer_recommender.jobs.fair import FairExecutor
 from reviewer_recommender.jobs.lease import (
     beat,
     claim,
@@ -110,6 +111,9 @@ class JobRunner:
     ``heartbeat_seconds``: how often the runner says it still holds its jobs (and looks for
     jobs of servers that are gone); ``lease_seconds``: how old a heartbeat may be before its
     server counts as gone (the test for a server on another host).
+    ``venue_cap``: jobs of one venue running at once (default: one less than ``workers``, at
+    least 1); workers take jobs round-robin across venues
+    (:class:`reviewer_recommender.jobs.fair.FairExecutor`).
     """
 
     def __init__(
@@ -126,6 +130,7 @@ class JobRunner:
         poll_interval: float = 0.5,
         heartbeat_seconds: float = 5.0,
         lease_seconds: float = 60.0,
+        venue_cap: int | None = None,
     ):
         if isolation == "process" and handler_factory is None:
             raise ValueError("process isolation needs a handler_factory ('module:function')")
@@ -135,6 +140,7 @@ class JobRunner:
         self.handlers = handlers
         self.inline = inline
         self.workers = workers
+        self.venue_cap = venue_cap or max(1, workers - 1)
         self.isolation: Isolation = isolation
         self.handler_factory = handler_factory
         self.factory_args = factory_args
@@ -144,7 +150,7 @@ class JobRunner:
         self.lease_seconds = lease_seconds
         # this server instance, as job rows name their holder
         self.owner = new_owner()
-        self._executor: ThreadPoolExecutor | None = None
+        self._executor: FairExecutor | None = None
         self._cancel_events: dict[int, threading.Event] = {}
         self._futures: dict[int, Future[None]] = {}
         self._held: set[int] = set()
@@ -164,7 +170,7 @@ class JobRunner:
         )
         self._heartbeat.start()
         if not self.inline:
-            self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="recommender-job")
+            self._executor = FairExecutor(self.workers, self.venue_cap)
             if self.isolation == "process":
                 try:
                     self._mp = multiprocessing.get_context("forkserver")
@@ -211,7 +217,7 @@ class JobRunner:
             with contextlib.suppress(Exception):
                 future.result(timeout=max(0.0, deadline - time.monotonic()))
         if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor.shutdown(cancel_futures=True)
         self._stopping.set()
         if self._heartbeat is not None:
             self._heartbeat.join(5)
@@ -221,15 +227,19 @@ class JobRunner:
         with self._lock:
             return self._cancel_events.setdefault(job_id, threading.Event())
 
-    def submit(self, job_id: int) -> None:
-        """Claim the queued job for this server and run it (inline: now)."""
+    def submit(self, job_id: int, venue_id: str | None = None) -> None:
+        """Claim the queued job (of ``venue_id``; read from its row when not given) for
+        this server and queue it for a worker, fairly across venues (inline: run it now)."""
         if not self._claim(job_id):
             return
         if self.inline or self._executor is None:
             self._run_inline(job_id)
             return
+        if venue_id is None:
+            with self.database.session() as session:
+                venue_id = session.scalar(select(Job.venue_id).where(Job.id == job_id)) or ""
         self._cancel_event(job_id)
-        future = self._executor.submit(self._run, job_id)
+        future = self._executor.submit(venue_id, lambda: self._run(job_id))
         with self._lock:
             self._futures[job_id] = future
 

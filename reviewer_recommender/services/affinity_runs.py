@@ -302,6 +302,17 @@ def affinity_export_rows(
     return iter(rows)
 
 
+def affinity_export_key(session: Session, venue_id: str, pool: str = DEFAULT_POOL) -> str:
+    """What identifies the content of :func:`affinity_export_rows`: the pool's latest run
+    and how many scores it holds (a run's scores never change; scoring a pair on request
+    only adds one). 409 ``no_affinities`` while there is no run."""
+    run = require_run(session, venue_id, pool)
+    count = session.scalar(
+        select(func.count()).select_from(AffinityScore).where(AffinityScore.run_id == run.id)
+    )
+    return f"affinity|{venue_id}|{pool}|run {run.id}|{count} scores"
+
+
 def list_conflicts(
     session: Session,
     venue_id: str,

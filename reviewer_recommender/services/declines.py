@@ -18,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import InvalidRequest, StateConflict, not_found
+from reviewer_recommender.services.heavy import HeavyWork
 from reviewer_recommender.services.hierarchy import live_run_of
 from reviewer_recommender.services.persons import assigned_papers, person_of
 from reviewer_recommender.services.pools import DEFAULT_POOL, check_pool
@@ -137,7 +138,13 @@ def list_declines(
 
 
 def reassign_declines(
-    session: Session, venue_id: str, *, pool: str, reason: str, actor: str
+    session: Session,
+    venue_id: str,
+    *,
+    pool: str,
+    reason: str,
+    actor: str,
+    heavy: HeavyWork | None = None,
 ) -> dict[str, Any]:
     """Turn the open declines of the pool's live run into an emergency re-assignment draft
     (:func:`reviewer_recommender.services.modes.reassign_live_run` with the declined pairs
@@ -202,5 +209,6 @@ def reassign_declines(
         actor=actor,
         pool=pool,
         before_commit=settle,
+        heavy=heavy,
     )
     return {**result, "declines": [d.id for d in declines]}

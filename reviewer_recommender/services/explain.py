@@ -2,11 +2,15 @@
 
 An affinity job saves its fitted model (:mod:`recommender.affinity.store`) under the
 server's data directory, named by job; explaining a pair of that run loads it (memory
-mapped: milliseconds) instead of re-fitting TF-IDF and embeddings on the whole venue. When
-the corpus changed since the run (``stale``), or the run has no saved model (made by an
-older version, or its files were removed), the model is re-fitted on the venue's current
-corpus with the run's scoring parameters and the server's run options (embeddings come from
-the cache). The few most recently used models are kept.
+mapped: milliseconds). Nothing re-fits a model inside a request: a re-fit of a large venue
+takes tens of seconds and a gigabyte, and a few parallel callers would starve the server.
+So the saved model of the run is what explains and scores its pairs, also when the corpus
+changed since the run (``stale``: the answer says so, and the explanation is the evidence
+behind the run's score, from the texts it scored). A pair whose paper or reviewer came after
+the run, or a run without a saved model (made by an older version, or its files were
+removed), gets 409 ``stale_affinities`` / ``no_saved_model`` naming the way out: an
+affinity job, the one re-fit that all callers then share. The few most recently used models
+are kept.
 """
 
 from __future__ import annotations
@@ -18,10 +22,10 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
-from recommender.affinity import AffinityModel, RunOptions, ScoringParams
+from recommender.affinity import AffinityModel, RunOptions
 from reviewer_recommender.errors import StateConflict
 from reviewer_recommender.storage.models import DEFAULT_POOL, AffinityRun
-from reviewer_recommender.storage.repository import corpus_version, load_corpus
+from reviewer_recommender.storage.repository import corpus_version
 
 
 def saved_model_dir(models_dir: Path, venue_id: str, job_id: int, pool: str = DEFAULT_POOL) -> Path:
@@ -38,8 +42,9 @@ def saved_model_dir(models_dir: Path, venue_id: str, job_id: int, pool: str = DE
 class ExplainerCache:
     """The fitted model of an affinity run, saved or re-fitted (see the module docstring).
 
-    ``models_dir``: where affinity jobs save models (None: always re-fit); ``options``: the
-    server's run options for re-fits; ``size``: models kept in memory.
+    ``models_dir``: where affinity jobs save models (None: none is found); ``options``: the
+    server's run options (embedding models by name, for loading); ``size``: models kept in
+    memory.
     """
 
     def __init__(
@@ -51,34 +56,28 @@ class ExplainerCache:
         self.models_dir = models_dir
         self.options = options or RunOptions()
         self.size = size
-        self._models: OrderedDict[tuple[int, int], AffinityModel] = OrderedDict()
+        self._models: OrderedDict[int, AffinityModel] = OrderedDict()
         self._lock = threading.Lock()
 
     def model(self, session: Session, run: AffinityRun) -> tuple[AffinityModel, bool]:
-        """The fitted ``AffinityModel`` of ``run`` and whether the venue's corpus differs
-        from the one the run scored (``stale``: then the model is fitted on the current
-        corpus). 409 if the run's parameters cannot be reproduced (a version 0.1 run made
-        with its own model directory)."""
-        version = corpus_version(session, run.venue_id)
-        stale = version != run.corpus_version
-        key = (run.id, version)
+        """The saved fitted ``AffinityModel`` of ``run`` and whether the venue's corpus
+        differs from the one the run scored (``stale``). 409 ``no_saved_model`` when the run
+        has none: never a re-fit here (see the module docstring)."""
+        stale = corpus_version(session, run.venue_id) != run.corpus_version
         with self._lock:
-            if key in self._models:
-                self._models.move_to_end(key)
-                return self._models[key], stale
-        model = None if stale else self._saved(run)
+            if run.id in self._models:
+                self._models.move_to_end(run.id)
+                return self._models[run.id], stale
+        model = self._saved(run)
         if model is None:
-            try:
-                params = ScoringParams.from_stored(run.config)
-            except ValueError as error:
-                raise StateConflict(
-                    None,
-                    f"affinity run {run.id} cannot be explained: {error}",
-                ) from None
-            reviewers, submissions = load_corpus(session, run.venue_id, run.pool)
-            model = AffinityModel(params, self.options).fit(reviewers, submissions)
+            raise StateConflict(
+                "no_saved_model",
+                f"affinity run {run.id} has no saved model to explain or score pairs with "
+                f"(made by an older version, or its files were removed); compute affinities "
+                f"again (POST /venues/{run.venue_id}/affinity/jobs)",
+            )
         with self._lock:
-            self._models[key] = model
+            self._models[run.id] = model
             while len(self._models) > self.size:
                 self._models.popitem(last=False)
         return model, stale

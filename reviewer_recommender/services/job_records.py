@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 
+import anyio
 from sqlalchemy import false, select
 from sqlalchemy.orm import Session
 
@@ -15,6 +16,7 @@ from reviewer_recommender.errors import StateConflict, not_found
 from reviewer_recommender.jobs.runner import FINAL_STATES, JobRunner
 from reviewer_recommender.services.tokens import Principal
 from reviewer_recommender.services.visibility import sees_jobs
+from reviewer_recommender.storage.db import Database
 from reviewer_recommender.storage.models import Job
 from reviewer_recommender.storage.repository import Paged, audit, query_page, start_job
 
@@ -46,21 +48,31 @@ def list_jobs(
     return query_page(session, query, limit, offset)
 
 
-def wait_for_job(
-    runner: JobRunner,
-    session: Session,
+POLL_SECONDS = 0.25
+
+
+async def await_job(
+    database: Database,
     venue_id: str,
     job_id: int,
     principal: Principal,
     wait: float,
+    poll: float = POLL_SECONDS,
 ) -> Job:
-    """The job once it has ended, or as it is after ``wait`` seconds."""
-    job = require_job(session, venue_id, job_id, principal)
+    """The job once it has ended, or as it is after ``wait`` seconds. Each look at the job
+    is a short session of its own on a worker thread, and the wait between two looks an
+    ``await`` on the event loop: a long poll holds no database connection and no thread
+    while it waits."""
+
+    def look() -> Job:
+        with database.session() as session:
+            return require_job(session, venue_id, job_id, principal)
+
     deadline = time.monotonic() + wait
+    job = await anyio.to_thread.run_sync(look)
     while job.state not in FINAL_STATES and time.monotonic() < deadline:
-        runner.wait(job_id, timeout=min(0.2, max(0.0, deadline - time.monotonic())))
-        session.expire_all()
-        job = require_job(session, venue_id, job_id, principal)
+        await anyio.sleep(min(poll, max(0.0, deadline - time.monotonic())))
+        job = await anyio.to_thread.run_sync(look)
     return job
 
 

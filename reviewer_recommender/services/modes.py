@@ -20,6 +20,7 @@ published like any other, through :func:`reviewer_recommender.services.publishin
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -38,6 +39,7 @@ from reviewer_recommender.services.draft_rules import (
     pins_with_draft,
     rules,
 )
+from reviewer_recommender.services.heavy import HeavyWork
 from reviewer_recommender.services.hierarchy import SENIOR_AREA_CHAIRS, cross_level_pairs
 from reviewer_recommender.services.limits import StoredLimits, read_stored_limits, resolve_limits
 from reviewer_recommender.services.params import ReassignParams
@@ -347,13 +349,22 @@ def reassign_live_run(
     actor: str,
     pool: str = DEFAULT_POOL,
     before_commit: Callable[[AssignmentRow], None] | None = None,
+    heavy: HeavyWork | None = None,
 ) -> dict[str, Any]:
     """:func:`reassign_live`, committed: the new draft and what changed against the live
     run it derives from (``ReassignOut``). ``before_commit(draft)`` records what else the
-    re-assignment settles in the same transaction (declines)."""
-    row, result = reassign_live(
-        session, venue_id, withdraw=withdraw, remove=remove, reason=reason, actor=actor, pool=pool
-    )
+    re-assignment settles in the same transaction (declines). ``heavy``: the server's
+    slots for heavy work (429 ``busy`` when the venue or the server has none free)."""
+    with heavy.slot(venue_id, "re-assignment") if heavy is not None else nullcontext():
+        row, result = reassign_live(
+            session,
+            venue_id,
+            withdraw=withdraw,
+            remove=remove,
+            reason=reason,
+            actor=actor,
+            pool=pool,
+        )
     if before_commit is not None:
         before_commit(row)
     session.commit()

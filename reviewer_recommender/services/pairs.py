@@ -40,7 +40,10 @@ def pair_score(
     """Score of a pair from the latest run; a pair not stored is computed (its bid folded
     in with the run's weight, as the run folds bids) and, with ``store``, added to the
     session as a requested pair (the caller commits: reads never store). ``marks=False``
-    leaves out bids and conflict reasons (null). ``pool``: whose latest run.
+    leaves out bids and conflict reasons (null). ``pool``: whose latest run. The run's saved
+    model scores and explains (never a re-fit, see :mod:`reviewer_recommender.services.explain`):
+    ``stale`` when the corpus changed since the run; 409 ``stale_affinities`` for a paper
+    or reviewer that came after it.
 
     The explanation (``explain``) is the readable evidence (:meth:`recommender.affinity.
     explain.Explanation.to_dict`: the plain sentence, the score's parts in its units, the
@@ -53,6 +56,7 @@ def pair_score(
     require_reviewer(session, venue_id, reviewer_id)
     stored = session.get(AffinityScore, (run.id, paper_id, reviewer_id))
     explanation = None
+    stale = False
     if is_uploaded(run.config):
         # scores computed elsewhere: nothing here explains them or scores a pair they lack
         if stored is None:
@@ -65,8 +69,16 @@ def pair_score(
         score = float(stored.score)
         explanation = explanation_unavailable(run.config) if explain else None
     elif stored is None or explain:
-        model, _stale = explainers.model(session, run)
-        evidence = model.explain(paper_id, reviewer_id)
+        model, stale = explainers.model(session, run)
+        try:
+            evidence = model.explain(paper_id, reviewer_id)
+        except KeyError:
+            raise StateConflict(
+                "stale_affinities",
+                f"paper {paper_id!r} or reviewer {reviewer_id!r} came after affinity run "
+                f"{run.id}, which cannot score or explain it; compute affinities again "
+                f"(POST /venues/{venue_id}/affinity/jobs)",
+            ) from None
         bid = session.get(Bid, (venue_id, paper_id, reviewer_id))
         if explain:
             shown = marks if show_bid is None else show_bid
@@ -102,6 +114,7 @@ def pair_score(
             conflict=None,
             bid=None,
             explanation=explanation,
+            stale=stale,
         )
     conflicts, bids = pair_marks(session, venue_id, [(paper_id, reviewer_id)])
     return PairScoreOut(
@@ -113,6 +126,7 @@ def pair_score(
         conflict=conflicts.get((paper_id, reviewer_id), []),
         bid=bids.get((paper_id, reviewer_id)),
         explanation=explanation,
+        stale=stale,
     )
 
 

@@ -20,6 +20,11 @@ class PairScoreOut(BaseModel):
     )
     bid: str | None = Field(description="the reviewer's bid; null if none or not visible")
     explanation: dict[str, Any] | None = None
+    stale: bool = Field(
+        default=False,
+        description="the corpus changed since the affinity run: score and explanation are "
+        "the run's, from the texts it scored (an affinity job refreshes them)",
+    )
 
 
 class PaperReviewerOut(BaseModel):

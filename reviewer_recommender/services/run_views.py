@@ -124,10 +124,14 @@ def paper_in_run(
     alternates: int,
 ) -> PaperAssignmentOut:
     """A paper's reviewers in a run and its next-best ones
-    (:func:`reviewer_recommender.services.runs.paper_view`)."""
+    (:func:`reviewer_recommender.services.runs.paper_view`). Alternates leave out the
+    reviewers that conflict, bid against or are forbidden for the paper, so beside the
+    loads a viewer reads they would reveal a private conflict: viewers get none (an empty
+    list), whatever ``alternates`` asks."""
     row = require_assignment(session, venue_id, assignment_id, principal)
     require_paper(session, venue_id, paper_id)
-    return paper_view(session, row, paper_id, alternates)
+    wanted = alternates if sees_marks(principal, venue_id) else 0
+    return paper_view(session, row, paper_id, wanted)
 
 
 def run_export_rows(

@@ -14,14 +14,19 @@ from sqlalchemy.orm import Session, sessionmaker
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 
 
-def make_engine(database_url: str) -> Engine:
-    """An engine for ``database_url``; SQLite gets WAL, foreign keys and a busy timeout."""
+def make_engine(database_url: str, pool_size: int = 10, pool_timeout: float = 30.0) -> Engine:
+    """An engine for ``database_url``; SQLite gets WAL, foreign keys and a busy timeout.
+    ``pool_size`` connections are kept, twice as many more opened on demand; a request waits
+    ``pool_timeout`` seconds at most for one."""
     url = make_url(database_url)
     if url.get_backend_name() == "sqlite":
         if url.database and url.database != ":memory:":
             Path(url.database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": 30}, pool_pre_ping=True
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            pool_pre_ping=True,
+            **_pool(url, pool_size, pool_timeout),
         )
 
         @event.listens_for(engine, "connect")
@@ -33,7 +38,13 @@ def make_engine(database_url: str) -> Engine:
             cursor.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return create_engine(url, pool_pre_ping=True, **_pool(url, pool_size, pool_timeout))
+
+
+def _pool(url: Any, pool_size: int, pool_timeout: float) -> dict[str, Any]:
+    if url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:"):
+        return {}  # an in-memory database lives in one connection (SingletonThreadPool)
+    return {"pool_size": pool_size, "max_overflow": 2 * pool_size, "pool_timeout": pool_timeout}
 
 
 def alembic_config(engine: Engine) -> Config:
@@ -52,8 +63,8 @@ def migrate(engine: Engine, revision: str = "head") -> None:
 class Database:
     """An engine and its session factory."""
 
-    def __init__(self, database_url: str):
-        self.engine = make_engine(database_url)
+    def __init__(self, database_url: str, pool_size: int = 10, pool_timeout: float = 30.0):
+        self.engine = make_engine(database_url, pool_size, pool_timeout)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def session(self) -> Session:

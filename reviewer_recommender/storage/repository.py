@@ -242,7 +242,7 @@ def start_job(
         rerun_of=rerun_of,
     )
     session.commit()
-    runner.submit(job.id)
+    runner.submit(job.id, venue_id)
     session.refresh(job)
     return job
 

@@ -319,6 +319,20 @@ def live(w: World, role: str, cell: str) -> None:
     assert w.live in [a["id"] for a in _ok(w.get(role, f"{w.base}/assignments"))["items"]]
 
 
+def alternates(w: World, role: str, cell: str) -> None:
+    path = f"{w.base}/assignments/{w.live}/papers/P1?alternates=100"
+    if role in PERSON_ROLES:
+        assert cell == "no"
+        assert w.get(role, path).status_code == 403
+        return
+    found = _ok(w.get(role, path))["alternates"]
+    if cell == "yes":
+        assert found, "the world gives P1 alternates"
+    else:
+        assert cell == "no, an empty list"
+        assert found == []
+
+
 def drafts(w: World, role: str, cell: str) -> None:
     if role in PERSON_ROLES:
         return refused_to_persons(w, role, cell, "drafts")
@@ -509,6 +523,8 @@ RESOURCES = {
     "the venue)",
     "bidding": "bidding switch, bid coverage, declines and their re-assignment",
     "chairs": "each paper's area chairs and senior area chairs (live runs)",
+    "alternates": "a paper's alternates in a run (next-best reviewers, computed from "
+    "conflicts, bids and forbids)",
 }
 CHECKS: dict[str, Callable[[World, str, str], None]] = {
     "venues": venues,
@@ -517,6 +533,7 @@ CHECKS: dict[str, Callable[[World, str, str], None]] = {
     RESOURCES["marks"]: marks,
     RESOURCES["limits"]: limits,
     RESOURCES["live"]: live,
+    RESOURCES["alternates"]: alternates,
     "draft and superseded assignments": drafts,
     "constraint check of a run": check,
     "jobs (parameters, logs, results)": jobs,
@@ -545,6 +562,7 @@ EXPECTED = {
         *NO_PERSON,
     ),
     "tokens (list, create, revoke)": ("yes", "no", "no", *NO_PERSON),
+    RESOURCES["alternates"]: ("yes", "yes", "no, an empty list", *NO_PERSON),
     RESOURCES["own"]: ("no", "no", "no", "own", "own, with their papers' reviewers"),
     **{
         name: ("yes", "yes", "yes", *NO_PERSON)

@@ -86,3 +86,22 @@ test("an unreachable service is an ApiError with status 0; an abort stays an abo
   const aborting = new Api("", async () => { const e = new Error("aborted"); e.name = "AbortError"; throw e; });
   await assert.rejects(aborting.get("/me"), (error) => error.name === "AbortError" && !(error instanceof ApiError));
 });
+
+test("a request refused as too many in flight is sent again after Retry-After; a busy one is not", async () => {
+  const { fetcher, calls } = fakeFetch([
+    { status: 429, body: { detail: "too many requests at once", code: "too_many_requests" } },
+    { status: 200, body: { ok: true } },
+    { status: 429, body: { detail: "re-assignment: venue 'v' already runs 1 at once", code: "busy" } },
+  ]);
+  const api = new Api("secret", fetcher);
+  api.retryScale = 0;
+  assert.deepEqual(await api.post("/venues/v/submissions", [{ id: "p" }]), { ok: true });
+  assert.equal(calls.length, 2);
+  assert.equal(calls[1].body, calls[0].body);
+  await assert.rejects(api.post("/venues/v/assignments/live/reassign", {}), (error) => {
+    assert.equal(error.status, 429);
+    assert.equal(error.code, "busy");
+    return true;
+  });
+  assert.equal(calls.length, 3);
+});

@@ -112,6 +112,19 @@ export function withQuery(path, query) {
   return text ? path + (path.includes("?") ? "&" : "?") + text : path;
 }
 
+const MAX_RETRIES = 3;
+const MAX_RETRY_WAIT_S = 5;
+
+/** Whether a 429 is the admission's `too_many_requests` (the request never ran), read from
+ * a clone so the body stays readable. */
+async function refusedBeforeRunning(response) {
+  try {
+    return (await response.clone().json())?.code === "too_many_requests";
+  } catch {
+    return false;
+  }
+}
+
 export class Api {
   /**
    * @param {string} token bearer token ("" for none)
@@ -120,6 +133,7 @@ export class Api {
   constructor(token = "", fetcher = null) {
     this.token = token;
     this.fetcher = fetcher ?? ((...args) => globalThis.fetch(...args));
+    this.retryScale = 1; // tests shorten the waits after a 429
   }
 
   async request(method, path, { json, form, query, raw = false, signal } = {}) {
@@ -134,11 +148,18 @@ export class Api {
       body = form;
     }
     let response;
-    try {
-      response = await this.fetcher(url, { method, headers, body, signal });
-    } catch (err) {
-      if (err && err.name === "AbortError") throw err;
-      throw new ApiError(0, `Could not reach the service (${method} ${path}): ${err.message}`);
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        response = await this.fetcher(url, { method, headers, body, signal });
+      } catch (err) {
+        if (err && err.name === "AbortError") throw err;
+        throw new ApiError(0, `Could not reach the service (${method} ${path}): ${err.message}`);
+      }
+      // the service's admission refused the request before it ran (too many in flight for
+      // the venue or the token): nothing happened, so it is sent again after Retry-After
+      if (response.status !== 429 || attempt >= MAX_RETRIES || !(await refusedBeforeRunning(response))) break;
+      const seconds = Math.min(Number(response.headers.get("retry-after")) || 1, MAX_RETRY_WAIT_S);
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000 * this.retryScale));
     }
     if (!response.ok) {
       let parsed = null;
