@@ -213,7 +213,10 @@ def test_edits_resolve_and_deploy(api: Api) -> None:
     assert ("P2", "Lena_Language1") in {(r["paper_id"], r["reviewer_id"]) for r in stored}
     assert ("P4", "Grace_Graph1") in after and ("P4", "Lena_Language1") not in after
 
-    # re-solve: the pin is forced, the forbid is a conflict
+    # the draft's pin and forbid are its own until promoted to venue rules
+    promoted = api.call("POST", f"{base}/rules/promote", chair, json={})
+    assert promoted.status_code == 200, promoted.text
+    # re-solve: the promoted pin is forced, the promoted forbid is a conflict
     job = api.call("POST", f"/venues/{venue}/assignments", chair, json=params).json()
     assert job["state"] == "succeeded", job
     resolved = job["result"]["assignment_id"]
