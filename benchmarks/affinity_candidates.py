@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from recommender.affinity import RunOptions, ScoringParams, compute_affinity
-from recommender.crossval import cross_validate
+from recommender.crossval import CrossValidation, cross_validate
 from recommender.evaluate import CV_CANDIDATES, evaluate_gold, gold_draws
 from recommender.io import read_openreview_archives, read_submissions
 from recommender.packaged_models import MINILM_NAME, MPNET_NAME
@@ -138,7 +138,7 @@ def main() -> int:
     return 0
 
 
-def _selection(cv, family: list[int]) -> np.ndarray:  # type: ignore[no-untyped-def]
+def _selection(cv: CrossValidation, family: list[int]) -> np.ndarray:
     """(len(family), n_folds) loss of each family member on each fold's selection half: the
     held-out half of the fold that swaps the halves (folds come in swapped pairs)."""
     swapped = np.arange(cv.n_folds) ^ 1
