@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
+from recommender.bids import excludes
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.results import PairScoreOut
 from reviewer_recommender.services.scoring import fold_pair_bid
@@ -41,14 +42,17 @@ def pair_score(
     explanation = None
     if stored is None or explain:
         model, _stale = explainers.model(session, run)
-        evidence = model.explain(paper_id, reviewer_id)
+        plain = evidence = model.explain(paper_id, reviewer_id)
+        bid = session.get(Bid, (venue_id, paper_id, reviewer_id))
+        if bid is not None and not excludes(bid.label):
+            # the score's bid part, as the run folded it in
+            evidence = plain.with_bid(float(bid.bid), model.params.bid_weight)
         explanation = evidence.to_dict() if explain else None
         if stored is not None:
             score = float(stored.score)
         else:
             # scored as the run would have stored it: the pair's bid folded in
-            score = float(evidence.score)
-            bid = session.get(Bid, (venue_id, paper_id, reviewer_id))
+            score = float(plain.score)
             if bid is not None:
                 score = fold_pair_bid(score, model.params.bid_weight, bid.label, bid.bid)
         if stored is None and store:
