@@ -163,6 +163,8 @@ def estimate_scoring(
     faster = [name for name, s in alternatives.items() if s < seconds]
     if warn and faster:
         message += f" {faster[0]} would take about {format_duration(alternatives[faster[0]])}."
+    elif warn:
+        message += " TF-IDF alone (method tfidf) embeds nothing and takes seconds."
     return ScoringEstimate(
         params.model,
         len(texts),

@@ -197,6 +197,13 @@ def test_estimate_counts_texts_not_cached_and_learns_the_rate(tmp_path, monkeypa
     slow = estimate_scoring(reviewers, submissions, ScoringParams(), RunOptions())
     assert slow.warn and slow.seconds == pytest.approx(n_texts / 0.001)
     assert "texts to embed with all-MiniLM-L6-v2 at 0.001 texts/s: about" in slow.message
+    faster = [name for name, s in slow.alternatives.items() if s < slow.seconds]
+    if faster:  # MPNet installed: it is the faster one now
+        assert f" {faster[0]} would take about " in slow.message
+    else:
+        assert slow.message.endswith(
+            "TF-IDF alone (method tfidf) embeds nothing and takes seconds."
+        )
 
 
 def test_the_embedding_rate_is_measured_into_the_cache(tmp_path) -> None:
