@@ -183,8 +183,12 @@ def gold_draws(gold_dir: str | os.PathLike[str]) -> list[Path]:
 
 
 # -------------------------------------------------------------------------- report
-_MINILM = {"method": "embedding", "model": "all-MiniLM-L6-v2", "duplicate_threshold": None}
-_TOP3 = {**_MINILM, "aggregation": "topk", "k": 3}
+_MINILM: dict[str, object] = {
+    "method": "embedding",
+    "model": "all-MiniLM-L6-v2",
+    "duplicate_threshold": None,
+}
+_TOP3: dict[str, object] = {**_MINILM, "aggregation": "topk", "k": 3}
 CV_CANDIDATES: dict[str, dict[str, object]] = {
     "minilm top-3 (reference)": _TOP3,
     "tfidf mean": {"method": "tfidf", "aggregation": "mean", "duplicate_threshold": None},

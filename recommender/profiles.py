@@ -229,6 +229,10 @@ is sized from the measured rate to take about
 :data:`recommender.progress.REPORT_SECONDS`."""
 
 
+MIN_CHUNK = 8
+"""Fewest texts per chunk when chunks are sized by time (see ``LocalTextEncoder``)."""
+
+
 class TextEncoder(Protocol):
     """What embeds texts for an :class:`EmbeddingProfiler`: this process
     (:class:`LocalTextEncoder`) or a cluster (:class:`recommender.distributed.DaskTextEncoder`).
@@ -304,10 +308,14 @@ class LocalTextEncoder:
             )
             return
         encoder = self._fast()
+        if texts:
+            _ = encoder.dimension  # load the model now: its seconds are no embedding rate
         order = np.argsort([-len(t) for t in texts], kind="stable")
-        # Chunks sized from the measured rate to take about REPORT_SECONDS each (at most
-        # chunk_size texts), so that progress and cancel points come every few seconds
-        # even with a slow model; the first is one batch.
+        # Chunks sized from the measured rate to take about REPORT_SECONDS each, so that
+        # progress and cancel points come every few seconds even with a slow model: from
+        # MIN_CHUNK texts (batches smaller than that would cost throughput) to chunk_size;
+        # the first is one batch.
+        smallest = min(MIN_CHUNK, self.batch_size, self.chunk_size)
         size = min(self.batch_size, self.chunk_size)
         start = 0
         while start < len(texts):
@@ -317,7 +325,7 @@ class LocalTextEncoder:
             start += len(index)
             took = time.monotonic() - began
             rate = len(index) / took if took > 0 else float(self.chunk_size)
-            size = int(max(1, min(self.chunk_size, rate * REPORT_SECONDS)))
+            size = int(max(smallest, min(self.chunk_size, rate * REPORT_SECONDS)))
 
 
 class EmbeddingProfiler:

@@ -5,8 +5,7 @@ take seconds even at 20,000 papers). :func:`estimate_scoring` counts the texts o
 (its reviewers' publications and its submissions) that the embedding cache does not hold for
 the chosen model, and divides by that model's rate: the one this installation last measured
 (recorded in the cache after every embedding step of 32 texts or more), else
-:data:`KNOWN_TEXTS_PER_SECOND` (measured by ``benchmarks/bench_throughput.py`` on the 2-core
-development machine). A job longer than :data:`WARN_SECONDS` deserves a warning, and
+:data:`KNOWN_TEXTS_PER_SECOND`. A job longer than :data:`WARN_SECONDS` deserves a warning, and
 :attr:`ScoringEstimate.alternatives` says what each other known model would take.
 """
 
@@ -27,8 +26,11 @@ WARN_SECONDS = 600.0
 """Above this estimate (10 minutes) the page and the API warn and offer a faster model."""
 
 KNOWN_TEXTS_PER_SECOND: dict[str, float] = {MINILM_NAME: 15.0, MPNET_NAME: 2.1}
-"""Texts/s of the packaged models on CPU when this installation has not measured them yet
-(``benchmarks/bench_throughput.py``, 2-core development machine, length-sorted batches)."""
+"""Texts/s of the packaged models on CPU when this installation has not measured them yet:
+whole cold scoring runs on the loaded 2-core development machine (MiniLM: 14.6 texts/s end to
+end in ``benchmarks/bench_throughput.py``, whose embedding step alone reaches 28.5; MPNet:
+2.1, the former default's cold ``recommender demo``). Cautious on purpose: a warning that
+comes too early costs less than one that does not come."""
 
 UNKNOWN_MODEL_TEXTS_PER_SECOND = 2.0
 """Assumed for a configured model never measured here (a cautious guess: MPNet-sized)."""
@@ -161,6 +163,8 @@ def estimate_scoring(
     faster = [name for name, s in alternatives.items() if s < seconds]
     if warn and faster:
         message += f" {faster[0]} would take about {format_duration(alternatives[faster[0]])}."
+    elif warn:
+        message += " TF-IDF alone (method tfidf) embeds nothing and takes seconds."
     return ScoringEstimate(
         params.model,
         len(texts),

@@ -17,7 +17,7 @@ from the fitted model:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -26,6 +26,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from recommender.affinity.params import ScoringParams
+from recommender.affinity.similarity import Standardiser
 
 N_TERMS = 10
 
@@ -270,3 +271,84 @@ def shared_terms(
         if not is_filler(name):
             found.append((name, float(contributions[i])))
     return tuple(found)
+
+
+def score_parts(
+    params: ScoringParams,
+    score: float,
+    weights: npt.NDArray[np.float64],
+    cosines: Mapping[str, npt.NDArray[np.float32]],
+    standardisers: Mapping[str, Standardiser],
+    value_range: tuple[float, float] | None,
+) -> ScoreParts:
+    """Split one pair's score into text match, embedding and the constant (see
+    :class:`ScoreParts`). The aggregate is ``sum_j weight_j x similarity_j`` and the
+    similarity is one channel's cosine or the affine mix of both standardised channels, so
+    each channel's part is its share of that sum, in final units (divided by the global
+    range ``value_range`` for ``combined``). Rank normalisation is not affine in the
+    cosines: its whole score is reported as ``baseline``."""
+    text = embedding = 0.0
+    if params.method == "tfidf":
+        text = float(weights @ cosines["tfidf"].astype(np.float64))
+    elif params.method == "embedding":
+        embedding = float(weights @ cosines["embedding"].astype(np.float64))
+    elif params.normalisation == "zscore":
+        a = params.embedding_weight
+        t, e = standardisers["tfidf"], standardisers["embedding"]
+        low, high = value_range or (0.0, 1.0)
+        span = high - low if high > low else 1.0
+        text = (1 - a) * float(weights @ ((cosines["tfidf"] - t.mean) / t.std)) / span
+        embedding = a * float(weights @ ((cosines["embedding"] - e.mean) / e.std)) / span
+    return ScoreParts(text, embedding, 0.0, score - text - embedding)
+
+
+def assemble_explanation(
+    paper_id: str,
+    reviewer_id: str,
+    score: float,
+    params: ScoringParams,
+    publications: Sequence[Any],
+    similarity: npt.NDArray[np.float32],
+    weights: npt.NDArray[np.float64],
+    cosines: Mapping[str, npt.NDArray[np.float32]],
+    submission: sp.csr_matrix,
+    publication_tfidf: sp.csr_matrix,
+    term: Callable[[int], str],
+    n_terms: int,
+    parts: ScoreParts,
+) -> Explanation:
+    """One pair's :class:`Explanation` from its reviewer's publications (``id``, ``title``,
+    ``year``), their aggregated ``similarity``, aggregation ``weights`` and raw ``cosines``
+    per channel, and the TF-IDF rows of the submission (1, V) and of the publications."""
+    shares = evidence_shares(weights * similarity.astype(np.float64))
+    evidence = [
+        PublicationEvidence(
+            id=publication.id,
+            title=publication.title,
+            year=publication.year,
+            similarity=float(similarity[offset]),
+            weight=float(weights[offset]),
+            tfidf_similarity=float(cosines["tfidf"][offset]),
+            embedding_similarity=(
+                float(cosines["embedding"][offset]) if "embedding" in cosines else None
+            ),
+            share=float(shares[offset]),
+        )
+        for offset, publication in enumerate(publications)
+    ]
+    terms = shared_terms(submission, publication_tfidf, term, n_terms)
+    main = main_publications(shares)
+    main_terms = (
+        shared_terms(submission, publication_tfidf[np.array(main)], term, 3) if main else ()
+    )
+    sentence = plain_sentence(
+        len(publications),
+        len(main),
+        float(shares[main].sum()) if main else 0.0,
+        [t for t, _ in main_terms],
+        evidence[main[0]].title if main else None,
+    )
+    evidence.sort(key=lambda e: (-e.share, -e.weight, -e.similarity))
+    return Explanation(
+        paper_id, reviewer_id, score, tuple(evidence), terms, params, parts, sentence
+    )

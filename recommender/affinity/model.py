@@ -47,12 +47,10 @@ from recommender.affinity.blockwise import SparseAffinity, blockwise_affinity
 from recommender.affinity.explain import (
     N_TERMS,
     Explanation,
-    PublicationEvidence,
     ScoreParts,
-    evidence_shares,
-    main_publications,
+    assemble_explanation,
     plain_sentence,
-    shared_terms,
+    score_parts,
 )
 from recommender.affinity.options import RunOptions
 from recommender.affinity.params import ScoringParams
@@ -473,73 +471,30 @@ class AffinityModel:
             )[0]
             for name, channel in self.channels().items()
         }
-        contributions = weights * similarity.astype(np.float64)
-        shares = evidence_shares(contributions)
-        evidence = [
-            PublicationEvidence(
-                id=publication.id,
-                title=publication.title,
-                year=publication.year,
-                similarity=float(similarity[offset]),
-                weight=float(weights[offset]),
-                tfidf_similarity=float(cosines["tfidf"][offset]),
-                embedding_similarity=(
-                    float(cosines["embedding"][offset]) if "embedding" in cosines else None
-                ),
-                share=float(shares[offset]),
-            )
-            for offset, publication in enumerate(self.publications_[start:stop])
-        ]
-        submission = sp.csr_matrix(self.sub_tfidf_[p])
-        terms = shared_terms(submission, self.pub_tfidf_[start:stop], self.term, n_terms)
-        main = main_publications(shares)
-        main_terms = (
-            shared_terms(submission, self.pub_tfidf_[start + np.array(main)], self.term, 3)
-            if main
-            else ()
-        )
-        sentence = plain_sentence(
-            stop - start,
-            len(main),
-            float(shares[main].sum()) if main else 0.0,
-            [t for t, _ in main_terms],
-            evidence[main[0]].title if main else None,
-        )
-        evidence.sort(key=lambda e: (-e.share, -e.weight, -e.similarity))
-        parts = self._score_parts(score, weights, cosines)
-        return Explanation(
-            paper_id, reviewer_key, score, tuple(evidence), terms, self.params, parts, sentence
-        )
-
-    def _score_parts(
-        self,
-        score: float,
-        weights: npt.NDArray[np.float64],
-        cosines: dict[str, FloatMatrix],
-    ) -> ScoreParts:
-        """Split one pair's score into text match, embedding and the constant (see
-        :class:`~recommender.affinity.explain.ScoreParts`): the aggregate is
-        ``sum_j weight_j x similarity_j`` and the similarity is one channel's cosine or the
-        affine mix of both, so each channel's part is its share of that sum, in final units
-        (divided by the global range for ``combined``)."""
         params = self.params
-        text = embedding = 0.0
-        if params.method == "tfidf":
-            text = float(weights @ cosines["tfidf"].astype(np.float64))
-        elif params.method == "embedding":
-            embedding = float(weights @ cosines["embedding"].astype(np.float64))
-        else:
-            a = params.embedding_weight
-            t, e = self.standardisers_["tfidf"], self.standardisers_["embedding"]
-            text = (1 - a) * float(weights @ ((cosines["tfidf"] - t.mean) / t.std))
-            embedding = a * float(weights @ ((cosines["embedding"] - e.mean) / e.std))
-            if params.normalisation == "zscore":
-                low, high = self._known_range() or (0.0, 1.0)
-                span = high - low if high > low else 1.0
-                text, embedding = text / span, embedding / span
-            else:  # rank: not affine in the cosines; the mix as a whole, by channel weight
-                text = embedding = 0.0
-        return ScoreParts(text, embedding, 0.0, score - text - embedding)
+        parts = score_parts(
+            params,
+            score,
+            weights,
+            cosines,
+            self.standardisers_,
+            self._known_range() if params.method == "combined" else None,
+        )
+        return assemble_explanation(
+            paper_id,
+            reviewer_key,
+            score,
+            params,
+            self.publications_[start:stop],
+            similarity,
+            weights,
+            cosines,
+            sp.csr_matrix(self.sub_tfidf_[p]),
+            self.pub_tfidf_[start:stop],
+            self.term,
+            n_terms,
+            parts,
+        )
 
     def term(self, column: int) -> str:
         """The TF-IDF vocabulary term of a column."""

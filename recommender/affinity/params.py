@@ -81,7 +81,7 @@ class ScoringParams(BaseModel):
     similar publications after near-duplicates (cosine >= 0.8) count once. Chosen on the 58
     raters of the gold-all benchmark by a rule stated before the run (README, "Affinity
     quality"; ``benchmarks/affinity_candidates.py``): loss 0.199 against 0.229 for the
-    former default (10% TF-IDF + 90% all-mpnet-base-v2, mean), which costs ~7x more; it
+    former default (10% TF-IDF + 90% all-mpnet-base-v2, mean), which costs 7-13x more; it
     beats plain MiniLM top-3 on 98% of held-out rater halves. Costlier configurations stay
     selectable by name (:data:`SCORING_PRESETS`).
     """
@@ -200,8 +200,8 @@ SCORING_PRESETS: dict[str, dict[str, Any]] = {
 }
 """Named configurations (fields over the defaults), each a row of the README's table:
 ``default`` (MiniLM top-3, near-duplicates once), ``minilm-top3`` (without that),
-``mpnet-top3`` (about 7x the cost, no better on gold-all), ``tfidf+mpnet`` (the former
-default: 10% TF-IDF + 90% MPNet, mean; about 7x the cost, loss 0.229) and ``tfidf`` (no
+``mpnet-top3`` (7-13x the cost, no better on gold-all), ``tfidf+mpnet`` (the former
+default: 10% TF-IDF + 90% MPNet, mean; 7-13x the cost, loss 0.229) and ``tfidf`` (no
 embedding: seconds at any size, loss 0.266)."""
 
 

@@ -188,6 +188,14 @@ def near_duplicates(
     for count in np.unique(counts[counts > 1]):
         first, second = np.triu_indices(int(count), 1)
         starts = offsets[:-1][counts == count]
+        if first.size > DUPLICATE_PAIRS_CHUNK:
+            # a reviewer with hundreds of publications: their own (count x count) cosines
+            for start in starts:
+                block = vectors[start : start + count]
+                gram = as_dense(block @ block.T)
+                close = np.triu(gram >= threshold, k=1).any(axis=0)
+                duplicate[start : start + count] |= close
+            continue
         per_chunk = max(1, DUPLICATE_PAIRS_CHUNK // first.size)
         for at in range(0, starts.size, per_chunk):
             base = starts[at : at + per_chunk, None]

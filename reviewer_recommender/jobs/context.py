@@ -262,8 +262,9 @@ def finalize(
     from_states: Iterable[str] = ("running",),
 ) -> bool:
     """Move the job from one of ``from_states`` to ``state`` (never over a final state; its
-    result emptied: only success writes one); returns whether it did. The state changes by one conditional UPDATE, so of two racing
-    transitions (a cancel and a start, a worker and its abandoned thread) exactly one wins."""
+    result emptied: only success writes one); returns whether it did. The state changes by
+    one conditional UPDATE, so of two racing transitions (a cancel and a start, a worker and
+    its abandoned thread) exactly one wins."""
     with database.session() as session:
         moved = session.execute(
             update(Job)

@@ -162,6 +162,32 @@ def test_explanations_of_a_scored_venue_need_no_refit(api: Api, monkeypatch: Any
     assert unstored.status_code == 200, unstored.text
 
 
+def test_an_explanation_reads_in_words_with_the_bid_as_one_of_its_parts(api: Api) -> None:
+    venue, chair, viewer = api.new_venue()
+    for kind, items in (("reviewers", REVIEWERS), ("submissions", SUBMISSIONS)):
+        assert api.call("POST", f"/venues/{venue}/{kind}", chair, json=items).is_success
+    bids = b"paper_id,reviewer_id,bid\nP1,Grace_Graph1,High\n"
+    upload = api.call(
+        "POST", f"/venues/{venue}/bids/upload", chair, files={"file": ("bids.csv", bids)}
+    )
+    assert upload.status_code == 200, upload.text
+    job = api.call("POST", f"/venues/{venue}/affinity/jobs", chair, json={"config": TFIDF})
+    assert job.json()["state"] == "succeeded", job.json()
+    response = api.call(
+        "GET", f"/venues/{venue}/affinity/pairs/P1/Grace_Graph1", viewer, params={"explain": True}
+    )
+    assert response.status_code == 200, response.text
+    explanation = response.json()["explanation"]
+    parts = explanation["parts"]
+    assert parts["bid"] == pytest.approx(0.1 * 0.5)  # High, the default weight 0.1
+    assert parts["total"] == pytest.approx(explanation["score"], abs=1e-6)
+    assert explanation["score"] == pytest.approx(response.json()["score"], abs=1e-5)
+    assert parts["embedding"] == 0.0 and parts["text_match"] > 0  # TF-IDF scores
+    assert "as is this submission" in explanation["sentence"]
+    assert explanation["sentence"].endswith("The reviewer's bid raises the score by 0.05.")
+    assert {"share", "title", "similarity"} <= set(explanation["publications"][0])
+
+
 def test_each_venue_keeps_only_its_latest_saved_model(api: Api, tmp_path: Path) -> None:
     venue, chair, _viewer = api.new_venue()
     load_venue(api, venue, chair)

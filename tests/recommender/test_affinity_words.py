@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from recommender.affinity import AffinityModel, RunOptions, ScoringParams
 from recommender.affinity.estimate import WARN_SECONDS, estimate_scoring
@@ -196,6 +197,13 @@ def test_estimate_counts_texts_not_cached_and_learns_the_rate(tmp_path, monkeypa
     slow = estimate_scoring(reviewers, submissions, ScoringParams(), RunOptions())
     assert slow.warn and slow.seconds == pytest.approx(n_texts / 0.001)
     assert "texts to embed with all-MiniLM-L6-v2 at 0.001 texts/s: about" in slow.message
+    faster = [name for name, s in slow.alternatives.items() if s < slow.seconds]
+    if faster:  # MPNet installed: it is the faster one now
+        assert f" {faster[0]} would take about " in slow.message
+    else:
+        assert slow.message.endswith(
+            "TF-IDF alone (method tfidf) embeds nothing and takes seconds."
+        )
 
 
 def test_the_embedding_rate_is_measured_into_the_cache(tmp_path) -> None:
@@ -233,3 +241,19 @@ def test_progress_numbers_and_words() -> None:
         "2 days 7 h",
         "an unknown time",
     ]
+
+
+def test_near_duplicates_of_a_prolific_reviewer_are_found_the_same_way(monkeypatch) -> None:
+    from recommender.affinity import similarity
+
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(40, 16)).astype(np.float32)
+    vectors[[7, 25]] = vectors[3] + 0.01  # two near-copies of publication 3
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    offsets = np.array([0, 30, 40])
+    expected = near_duplicates(vectors, offsets, 0.95)
+    assert np.flatnonzero(expected).tolist() == [7, 25]
+    monkeypatch.setattr(similarity, "DUPLICATE_PAIRS_CHUNK", 10)  # 30 publications: per reviewer
+    assert near_duplicates(vectors, offsets, 0.95).tolist() == expected.tolist()
+    sparse = near_duplicates(sp.csr_matrix(vectors), offsets, 0.95)  # TF-IDF vectors too
+    assert sparse.tolist() == expected.tolist()

@@ -13,6 +13,7 @@ from recommender.corpus import Publication, Reviewer, Submission
 from recommender.embeddings import EmbeddingCache
 from recommender.packaged_models import MINILM_NAME
 from recommender.profiles import EmbeddingProfiler, LocalTextEncoder
+from recommender.progress import ProgressStage
 
 TOPICS = ["graph neural networks", "speech recognition", "protein folding", "policy gradients"]
 
@@ -62,19 +63,22 @@ def test_embedding_progress_counts_texts_and_cancel_keeps_finished_chunks(tmp_pa
     fractions = [f for f, _ in seen]
     assert fractions[0] == 0.0 and fractions == sorted(fractions) and fractions[-1] >= 0.5
     assert seen[0][1] == "embedding 0 / 7 texts"
-    detail = seen[-1][1].detail  # the numbers travel with the text
+    last = seen[-1][1]
+    assert isinstance(last, ProgressStage)
+    detail = last.detail  # the numbers travel with the text
     done = detail.texts_done
     assert detail.texts_total == 7 and done in (4, 5)
     assert seen[-1][1].startswith(f"embedding {done} / 7 texts, ")
     assert "texts/s, about " in seen[-1][1]
-    assert detail.texts_per_second > 0 and detail.eta_seconds > 0
+    assert (detail.texts_per_second or 0) > 0 and (detail.eta_seconds or 0) > 0
     assert len(cache) == done  # the chunks done before the cancel are kept
     seen, progress = _recorder()
     vectors = EmbeddingProfiler(
         cache=cache, encoder=LocalTextEncoder(backend="torch", chunk_size=2)
     ).transform(texts, progress=progress)
     assert vectors.shape == (7, 384)
-    counts = [stage.detail.texts_done for _, stage in seen]
+    counts = [stage.detail.texts_done for _, stage in seen if isinstance(stage, ProgressStage)]
+    assert len(counts) == len(seen)
     assert counts[0] == 0 and counts[-1] == 7 - done and counts == sorted(counts)
     assert seen[-1][1].split(",")[0] == f"embedding {7 - done} / {7 - done} texts"
 
