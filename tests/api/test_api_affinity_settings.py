@@ -173,9 +173,8 @@ def test_an_explanation_reads_in_words_with_the_bid_as_one_of_its_parts(api: Api
     assert upload.status_code == 200, upload.text
     job = api.call("POST", f"/venues/{venue}/affinity/jobs", chair, json={"config": TFIDF})
     assert job.json()["state"] == "succeeded", job.json()
-    response = api.call(
-        "GET", f"/venues/{venue}/affinity/pairs/P1/Grace_Graph1", viewer, params={"explain": True}
-    )
+    pair = f"/venues/{venue}/affinity/pairs/P1/Grace_Graph1"
+    response = api.call("GET", pair, chair, params={"explain": True})
     assert response.status_code == 200, response.text
     explanation = response.json()["explanation"]
     parts = explanation["parts"]
@@ -186,6 +185,9 @@ def test_an_explanation_reads_in_words_with_the_bid_as_one_of_its_parts(api: Api
     assert "as is this submission" in explanation["sentence"]
     assert explanation["sentence"].endswith("The reviewer's bid raises the score by 0.05.")
     assert {"share", "title", "similarity"} <= set(explanation["publications"][0])
+    # a viewer sees none of the reviewers' bids: the score holds it, its part is hidden
+    seen = api.call("GET", pair, viewer, params={"explain": True}).json()["explanation"]
+    assert seen["parts"]["bid"] is None and "bid" not in seen["sentence"]
 
 
 def test_each_venue_keeps_only_its_latest_saved_model(api: Api, tmp_path: Path) -> None:
