@@ -50,7 +50,8 @@ def reassign_live(
     them; the draft records its difference from the live run (``summary.reassignment``) and
     is published through the usual deploy (confirmation and constraint checks). Audited.
 
-    The job's result: ``assignment_id`` (the new draft), ``derived_from`` (the live run),
+    The job's result: ``assignment_id`` and ``assignment_number`` (the new draft),
+    ``derived_from`` (the live run),
     ``stage`` (``fill`` or ``moves``), ``kept``, ``added`` and ``removed`` (pairs
     ``paper_id, reviewer_id, score, reason``: an added pair ``fills a vacated slot``, a
     removed one was ``withdrawn``, ``removed``, a ``conflict`` now or ``moved``),

@@ -397,7 +397,8 @@ def reassign_live_run(
     before_commit: Callable[[AssignmentRow, dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """:func:`reassign_live`, committed: what changed against the live run it derives from,
-    with the new draft's id (``assignment_id``; JSON, a re-assignment job's result).
+    with the new draft's id and number (``assignment_id``, ``assignment_number``; JSON, a
+    re-assignment job's result).
     ``before_commit(draft, outcome)`` records what else the re-assignment settles in the
     same transaction (declines, the job's success)."""
     row, result = reassign_live(
@@ -414,6 +415,7 @@ def reassign_live_run(
     outcome: dict[str, Any] = json_safe(
         {
             "assignment_id": row.id,
+            "assignment_number": row.number,
             "derived_from": int((row.summary or {}).get("reassignment", {}).get("derived_from")),
             "stage": result.reassignment.stage,
             "kept": result.kept,
