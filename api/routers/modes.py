@@ -53,8 +53,8 @@ def reassign_live(
     The job's result: ``assignment_id`` and ``assignment_number`` (the new draft),
     ``derived_from`` (the live run),
     ``stage`` (``fill`` or ``moves``), ``kept``, ``added`` and ``removed`` (pairs
-    ``paper_id, reviewer_id, score, reason``: an added pair ``fills a vacated slot``, a
-    removed one was ``withdrawn``, ``removed``, a ``conflict`` now or ``moved``),
+    ``paper_id, reviewer_id, score, reason``; reasons: fills a vacated slot; withdrawn,
+    removed, conflict (a conflict or Not Willing bid now) or moved),
     ``objective``, ``minimality``, ``warnings``. It fails in words when no assignment
     exists even moving pairs (with the diagnosis) or another run went live meanwhile.
     Refused at once, nothing queued: 409 no live run or no affinities; 422 nothing named,
