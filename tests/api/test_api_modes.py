@@ -170,6 +170,11 @@ def test_reassign_keeps_every_other_live_pair_and_deploys_through_the_checks(api
     # published like any draft: confirmation and checks
     assert _deploy(api, venue, chair, draft).status_code == 200
     assert api.call("GET", f"/venues/{venue}/assignments/live", viewer).json()["id"] == draft
+    # the job re-run now: another run is live than the one it was checked against
+    rerun = api.call("POST", f"/venues/{venue}/jobs/{job['id']}/rerun", chair)
+    assert rerun.status_code == 202 and rerun.json()["state"] == "failed", rerun.text
+    assert rerun.json()["error"].startswith("the live run changed since the re-assignment")
+    assert api.call("GET", f"/venues/{venue}/assignments/live", viewer).json()["id"] == draft
     audit = api.call("GET", f"/venues/{venue}/audit", chair, params={"limit": 100})
     assert audit.status_code == 200
     entry = next(e for e in audit.json()["items"] if e["action"] == "assignment.reassign")
