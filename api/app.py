@@ -49,7 +49,6 @@ from api.uploads import THREAD_PARSED_MODELS
 from reviewer_recommender.jobs.handlers import job_handlers
 from reviewer_recommender.jobs.runner import JobRunner
 from reviewer_recommender.services.explain import ExplainerCache
-from reviewer_recommender.services.heavy import HeavyWork
 from reviewer_recommender.settings import Settings
 from reviewer_recommender.storage.db import Database, migrate
 
@@ -131,7 +130,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
-    app.state.heavy = HeavyWork(settings.max_heavy_per_venue, settings.max_heavy)
     app.state.exports = ExportCache(Path(settings.data_dir) / "exports")
     app.add_middleware(BodySpool)
     app.add_middleware(

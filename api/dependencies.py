@@ -14,7 +14,6 @@ from api.exports import ExportCache
 from recommender.affinity.options import RunOptions
 from reviewer_recommender.jobs.runner import JobRunner
 from reviewer_recommender.services.explain import ExplainerCache
-from reviewer_recommender.services.heavy import HeavyWork
 from reviewer_recommender.services.ids import MAX_OFFSET
 from reviewer_recommender.settings import Settings
 from reviewer_recommender.storage.db import Database
@@ -52,12 +51,6 @@ def explainer_cache(request: Request) -> ExplainerCache:
     return cache
 
 
-def heavy_work(request: Request) -> HeavyWork:
-    """Slots for heavy work inside requests (:mod:`reviewer_recommender.services.heavy`)."""
-    heavy: HeavyWork = request.app.state.heavy
-    return heavy
-
-
 def database(request: Request) -> Database:
     """The database, for routes that open short sessions of their own (long polls)."""
     db: Database = request.app.state.database
@@ -80,6 +73,5 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 Runner = Annotated[JobRunner, Depends(job_runner)]
 Explainers = Annotated[ExplainerCache, Depends(explainer_cache)]
 RunOptionsDep = Annotated[RunOptions, Depends(run_options)]
-Heavy = Annotated[HeavyWork, Depends(heavy_work)]
 DatabaseDep = Annotated[Database, Depends(database)]
 Exports = Annotated[ExportCache, Depends(export_cache)]

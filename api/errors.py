@@ -30,7 +30,6 @@ from matching.validate import OptionError
 from recommender.corpus import InputError
 from reviewer_recommender.errors import (
     BadRequest,
-    Busy,
     DomainError,
     Forbidden,
     InvalidRequest,
@@ -93,7 +92,6 @@ DOMAIN_STATUS: dict[type[DomainError], int] = {
     StateConflict: 409,
     TooLarge: 413,
     InvalidRequest: 422,
-    Busy: 429,
 }
 
 
@@ -137,8 +135,6 @@ def install_error_handlers(app: FastAPI) -> None:
     async def domain_error(_request: Request, error: DomainError) -> Response:
         status_code = domain_status(error)
         headers = {"WWW-Authenticate": "Bearer"} if status_code == 401 else None
-        if isinstance(error, Busy):
-            headers = {"Retry-After": str(error.retry_after)}
         return AsciiJSONResponse(
             error_body(status_code, error.detail, error.code, **error.extra),
             status_code=status_code,

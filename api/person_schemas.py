@@ -8,7 +8,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr
 
-from api.schemas import ReassignOut
 from reviewer_recommender.services.ids import SafeText
 from reviewer_recommender.services.pools import Pool
 
@@ -118,10 +117,6 @@ class DeclinesReassignIn(BaseModel):
 
     pool: Pool = "reviewers"
     reason: SafeText = Field(default="", max_length=1000)
-
-
-class DeclinesReassignOut(ReassignOut):
-    declines: list[int] = Field(description="the declines the draft settles")
 
 
 class PaperCoverageOut(BaseModel):

@@ -628,30 +628,3 @@ class ReassignIn(BaseModel):
     remove: list[PairRefIn] = Field(default_factory=list, max_length=100_000)
     reason: SafeText = Field(default="", max_length=1000)
     pool: Pool = Field(default="reviewers", description="whose live run (reviewers by default)")
-
-
-class ChangedPairOut(BaseModel):
-    paper_id: str
-    reviewer_id: str
-    score: float | None
-    reason: str = Field(
-        description="added: 'fills a vacated slot'; removed: withdrawn, removed, conflict "
-        "(a conflict or Not Willing bid now) or moved (needed to fill a short paper)"
-    )
-
-
-class ReassignOut(BaseModel):
-    """The new draft, and what changed against the live run it derives from."""
-
-    assignment: AssignmentOut
-    derived_from: int = Field(description="the live run the draft was derived from")
-    stage: Literal["fill", "moves"] = Field(
-        description="fill: every other live pair kept, only vacated slots filled; moves: "
-        "that was impossible, the fewest live pairs were moved"
-    )
-    kept: int
-    added: list[ChangedPairOut]
-    removed: list[ChangedPairOut]
-    objective: float
-    minimality: str
-    warnings: list[str]

@@ -221,13 +221,11 @@ def editor(
             else:
                 _p, r = rng.choice(venue["pairs"])
                 body = {"withdraw": [r], "reason": "bench"}
-                timed(
-                    stats,
-                    "reassign",
-                    c.post,
-                    f"{base}/assignments/live/reassign",
-                    json=body,
-                )
+                path = f"{base}/assignments/live/reassign"
+                answer = timed(stats, "reassign", c.post, path, json=body)
+                if answer is not None and answer.status_code == 202:  # a job: wait like a chair
+                    job = answer.json()["id"]
+                    timed(stats, "poll", c.get, f"{base}/jobs/{job}", params={"wait": 20})
             stop.wait(rng.uniform(0.5, 2.0))
 
 

@@ -12,8 +12,6 @@ exit code and a message). Nothing below the faces raises an HTTP error.
 - :class:`Forbidden`: the caller may not do this (HTTP 403).
 - :class:`Unauthenticated`: the caller is not known (HTTP 401).
 - :class:`TooLarge`: the request is larger than the service accepts (HTTP 413).
-- :class:`Busy`: the venue (or the service) runs as many of these as it may at once; try
-  again after ``retry_after`` seconds (HTTP 429 with ``Retry-After``).
 """
 
 from __future__ import annotations
@@ -60,14 +58,6 @@ class Unauthenticated(DomainError):
 
 class TooLarge(DomainError):
     default_code = "payload_too_large"
-
-
-class Busy(DomainError):
-    default_code = "too_many_requests"
-
-    def __init__(self, code: str | None, detail: Any, *, retry_after: int = 1, **extra: Any):
-        super().__init__(code, detail, retry_after=retry_after, **extra)
-        self.retry_after = retry_after
 
 
 def not_found(what: str, identifier: object) -> NotFound:

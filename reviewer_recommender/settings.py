@@ -41,8 +41,6 @@ class Settings:
     :mod:`reviewer_recommender.jobs.runner`).
     ``max_requests_per_venue``, ``max_requests_per_token``: requests in flight at once for
     one venue and for one token; beyond, 429 with ``Retry-After`` (:mod:`api.admission`).
-    ``max_heavy_per_venue``, ``max_heavy``: re-assignments (and other heavy in-request
-    computations) running at once per venue and in all; beyond, 429.
     ``database_pool_size``, ``database_pool_timeout``: database connections kept (plus
     twice as many more on demand) and seconds a request waits for one.
     ``inline_jobs``: run each job to completion inside the request that starts it (tests).
@@ -67,8 +65,6 @@ class Settings:
     job_venue_cap: int = 0
     max_requests_per_venue: int = 24
     max_requests_per_token: int = 12
-    max_heavy_per_venue: int = 1
-    max_heavy: int = 2
     database_pool_size: int = 10
     database_pool_timeout: float = 30.0
     inline_jobs: bool = False
@@ -95,8 +91,6 @@ class Settings:
             raise ValueError("job_venue_cap must be 0 (automatic) or positive")
         if min(self.max_requests_per_venue, self.max_requests_per_token) < 1:
             raise ValueError("max_requests_per_venue and max_requests_per_token must be positive")
-        if min(self.max_heavy_per_venue, self.max_heavy) < 1:
-            raise ValueError("max_heavy_per_venue and max_heavy must be positive")
         if self.database_pool_size < 1 or self.database_pool_timeout <= 0:
             raise ValueError("database_pool_size and database_pool_timeout must be positive")
         if not 0 <= self.job_cancel_grace_seconds <= 60:
@@ -122,7 +116,6 @@ class Settings:
         ``RECOMMENDER_JOB_WORKERS``, ``RECOMMENDER_JOB_ISOLATION``,
         ``RECOMMENDER_JOB_CANCEL_GRACE_SECONDS``, ``RECOMMENDER_JOB_VENUE_CAP``,
         ``RECOMMENDER_MAX_REQUESTS_PER_VENUE``, ``RECOMMENDER_MAX_REQUESTS_PER_TOKEN``,
-        ``RECOMMENDER_MAX_HEAVY_PER_VENUE``, ``RECOMMENDER_MAX_HEAVY``,
         ``RECOMMENDER_DATABASE_POOL_SIZE``, ``RECOMMENDER_DATABASE_POOL_TIMEOUT``,
         ``RECOMMENDER_INLINE_JOBS``, ``RECOMMENDER_RUN_MIGRATIONS``,
         ``RECOMMENDER_AFFINITY_TOP_N`` and the run options' variables (see
@@ -144,8 +137,6 @@ class Settings:
             job_venue_cap=int(env.get("RECOMMENDER_JOB_VENUE_CAP", 0)),
             max_requests_per_venue=int(env.get("RECOMMENDER_MAX_REQUESTS_PER_VENUE", 24)),
             max_requests_per_token=int(env.get("RECOMMENDER_MAX_REQUESTS_PER_TOKEN", 12)),
-            max_heavy_per_venue=int(env.get("RECOMMENDER_MAX_HEAVY_PER_VENUE", 1)),
-            max_heavy=int(env.get("RECOMMENDER_MAX_HEAVY", 2)),
             database_pool_size=int(env.get("RECOMMENDER_DATABASE_POOL_SIZE", 10)),
             database_pool_timeout=float(env.get("RECOMMENDER_DATABASE_POOL_TIMEOUT", 30)),
             inline_jobs=_env_bool("RECOMMENDER_INLINE_JOBS", False),

@@ -28,7 +28,7 @@ def list_jobs(
     session: SessionDep,
     limit: Limit = 50,
     offset: Offset = 0,
-    kind: Literal["affinity", "assignment"] | None = None,
+    kind: Literal["affinity", "assignment", "reassignment"] | None = None,
 ) -> Paged[Job]:
     """The venue's jobs, newest first (empty for viewers)."""
     return job_records.list_jobs(

@@ -8,10 +8,11 @@ from typing import Any
 from fastapi import APIRouter, status
 
 from api.auth import Reader, Writer
-from api.dependencies import Heavy, SessionDep
+from api.dependencies import Runner, SessionDep
 from api.ids import RowIdPath, VenueIdPath
-from api.schemas import RandomnessOut, ReassignIn, ReassignOut
+from api.schemas import JobOut, RandomnessOut, ReassignIn
 from reviewer_recommender.services import modes
+from reviewer_recommender.storage.models import Job
 
 router = APIRouter(tags=["assignments"])
 
@@ -32,27 +33,34 @@ def get_randomness(
 
 @router.post(
     "/venues/{venue_id}/assignments/live/reassign",
-    status_code=status.HTTP_201_CREATED,
-    response_model=ReassignOut,
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=JobOut,
 )
 def reassign_live(
-    venue_id: VenueIdPath, body: ReassignIn, principal: Writer, session: SessionDep, heavy: Heavy
-) -> dict[str, Any]:
-    """Emergency re-assignment: a new draft from the live run in which the ``withdraw``
-    reviewers' pairs and the ``remove`` pairs are gone (and any live pair that is a conflict
-    or a Not Willing bid now), every other live pair is kept, and only the vacated slots are
-    filled, at maximum affinity within the stored loads, demands, conflicts, bids and pins.
-    If some paper cannot be filled that way, the fewest live pairs are moved (then affinity
-    is maximized); ``stage`` says which. The withdrawals are stored as max load 0 and the
+    venue_id: VenueIdPath, body: ReassignIn, principal: Writer, session: SessionDep, runner: Runner
+) -> Job:
+    """Emergency re-assignment, as a job (``kind`` ``reassignment``, scheduled fairly among
+    the venues' jobs): a new draft from the live run in which the ``withdraw`` reviewers'
+    pairs and the ``remove`` pairs are gone (and any live pair that is a conflict or a Not
+    Willing bid now), every other live pair is kept, and only the vacated slots are filled,
+    at maximum affinity within the stored loads, demands, conflicts, bids and pins. If some
+    paper cannot be filled that way, the fewest live pairs are moved (then affinity is
+    maximized); ``stage`` says which. The withdrawals are stored as max load 0 and the
     removals as forbids (their pins dropped), so later solves and publishing checks respect
     them; the draft records its difference from the live run (``summary.reassignment``) and
     is published through the usual deploy (confirmation and constraint checks). Audited.
 
-    409: no live run, no affinities, or no assignment exists even moving pairs (with the
-    diagnosis); 422: nothing named, an unknown reviewer, a pair that is not live; 429
-    ``busy`` (with ``Retry-After``) while the venue already runs a re-assignment, or the
-    server as many as it allows (``max_heavy_per_venue``, ``max_heavy``)."""
-    return modes.reassign_live_run(
+    The job's result: ``assignment_id`` and ``assignment_number`` (the new draft),
+    ``derived_from`` (the live run),
+    ``stage`` (``fill`` or ``moves``), ``kept``, ``added`` and ``removed`` (pairs
+    ``paper_id, reviewer_id, score, reason``; reasons: fills a vacated slot; withdrawn,
+    removed, conflict (a conflict or Not Willing bid now) or moved),
+    ``objective``, ``minimality``, ``warnings``. It fails in words when no assignment
+    exists even moving pairs (with the diagnosis) or another run went live meanwhile.
+    Refused at once, nothing queued: 409 no live run or no affinities; 422 nothing named,
+    an unknown reviewer (``withdraw``), a pair that is not live (``remove``)."""
+    return modes.start_reassignment(
+        runner,
         session,
         venue_id,
         withdraw=list(body.withdraw),
@@ -60,5 +68,4 @@ def reassign_live(
         reason=body.reason,
         actor=principal.name,
         pool=body.pool,
-        heavy=heavy,
     )

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, status
 
 from api.auth import ChairReader, Member, Person, Reader, Writer
-from api.dependencies import Explainers, Heavy, Limit, Offset, SessionDep
+from api.dependencies import Explainers, Limit, Offset, Runner, SessionDep
 from api.ids import OptionalPoolQuery, PaperIdPath, PoolQuery, VenueIdPath
 from api.person_schemas import (
     BidIn,
@@ -24,7 +24,6 @@ from api.person_schemas import (
     DeclineIn,
     DeclineOut,
     DeclinesReassignIn,
-    DeclinesReassignOut,
     MyDeclineOut,
     MyPapersOut,
     PaperChairsOut,
@@ -32,9 +31,10 @@ from api.person_schemas import (
     PersonWithoutBidsOut,
     VenueMeOut,
 )
-from api.schemas import Page
+from api.schemas import JobOut, Page
 from reviewer_recommender.services import bidding, declines, hierarchy, persons
 from reviewer_recommender.services.results import PairScoreOut
+from reviewer_recommender.storage.models import Job
 from reviewer_recommender.storage.repository import Paged
 
 router = APIRouter(tags=["persons"])
@@ -174,22 +174,24 @@ def list_declines(
 
 @router.post(
     "/venues/{venue_id}/declines/reassign",
-    status_code=status.HTTP_201_CREATED,
-    response_model=DeclinesReassignOut,
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=JobOut,
 )
 def reassign_declines(
     venue_id: VenueIdPath,
     body: DeclinesReassignIn,
     principal: Writer,
     session: SessionDep,
-    heavy: Heavy,
-) -> dict[str, Any]:
+    runner: Runner,
+) -> Job:
     """Turn the open declines of the pool's live run into an emergency re-assignment draft
-    (the declined pairs removed and forbidden, only their slots filled), published through
-    the usual deploy; the declines are then ``reassigned``. Audited. 409 without a live
-    run, 422 when no decline of it is open; 429 ``busy`` as for ``/assignments/live/reassign``."""
-    return declines.reassign_declines(
-        session, venue_id, pool=body.pool, reason=body.reason, actor=principal.name, heavy=heavy
+    (the declined pairs removed and forbidden, only their slots filled), as a job like
+    ``/assignments/live/reassign`` (``kind`` ``reassignment``); the declines are then
+    ``reassigned`` and the job's result lists them too (``declines``). The draft is
+    published through the usual deploy. Audited. Refused at once, nothing queued: 409
+    without a live run, 422 when no decline of it is open."""
+    return declines.start_declines_reassignment(
+        runner, session, venue_id, pool=body.pool, reason=body.reason, actor=principal.name
     )
 
 

@@ -66,6 +66,7 @@ class JobContext:
         self.job_id = job.id
         self.venue_id = job.venue_id
         self.params = dict(job.params)
+        self.created_by = job.created_by
         # the server holding the job when it started: the result commits only under it
         self.owner = job.owner
         self._holder_alive = holder_alive or (lambda: True)

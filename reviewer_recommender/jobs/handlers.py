@@ -1,7 +1,9 @@
-"""Job handlers: computing affinities and solving assignments, each an adapter of a few
-lines around the services every face calls (:mod:`reviewer_recommender.services.affinity_store`
-around the scoring use case, :mod:`reviewer_recommender.services.assignment_store` around the
-assignment use case).
+"""Job handlers: computing affinities, solving assignments and re-assigning a live run,
+each an adapter of a few lines around the services every face calls
+(:mod:`reviewer_recommender.services.affinity_store` around the scoring use case,
+:mod:`reviewer_recommender.services.assignment_store` around the assignment use case,
+:mod:`reviewer_recommender.services.modes` and :mod:`reviewer_recommender.services.declines`
+around re-assignment).
 
 Each handler reads its inputs in one session, computes in memory (no transaction open
 while it works), then writes the whole result plus the job's final state in one transaction.
@@ -136,6 +138,36 @@ def assignment_handler() -> Handler:
     return run
 
 
+def reassignment_handler() -> Handler:
+    """The re-assignment job: the live run repaired without the withdrawn reviewers and
+    removed pairs (``source`` ``live``) or without its open declines (``declines``), through
+    the services the request checked it with; refused (in words) when another run went live
+    since it was queued. The result names the new draft and what changed."""
+
+    def run(ctx: JobContext) -> None:
+        from reviewer_recommender.services import declines, modes
+
+        p = ctx.params
+        ctx.progress(0.1, "re-assigning the live run", force=True)
+        with failing_in_words(), ctx.session() as session:
+            common = {
+                "pool": p["pool"],
+                "reason": p["reason"],
+                "actor": ctx.created_by,
+                "expected_live": p["live_assignment_id"],
+                "before_commit": lambda _draft, outcome: ctx.finish(session, outcome),
+            }
+            if p["source"] == "declines":
+                declines.reassign_declines(session, ctx.venue_id, **common)
+            else:
+                remove = [(paper, reviewer) for paper, reviewer in p["remove"]]
+                modes.reassign_live_run(
+                    session, ctx.venue_id, withdraw=p["withdraw"], remove=remove, **common
+                )
+
+    return run
+
+
 def job_handlers(
     affinity_top_n: int,
     run_options: RunOptions | None = None,
@@ -146,4 +178,5 @@ def job_handlers(
     return {
         "affinity": affinity_handler(affinity_top_n, run_options, affinity_models_dir),
         "assignment": assignment_handler(),
+        "reassignment": reassignment_handler(),
     }

@@ -12,20 +12,21 @@ removed pairs, stored as the chairs' forbids, through
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import InvalidRequest, StateConflict, not_found
-from reviewer_recommender.services.heavy import HeavyWork
+from reviewer_recommender.jobs.runner import JobRunner
 from reviewer_recommender.services.hierarchy import live_run_of
 from reviewer_recommender.services.persons import assigned_papers, person_of
 from reviewer_recommender.services.pools import DEFAULT_POOL, check_pool
 from reviewer_recommender.services.tokens import Principal
-from reviewer_recommender.storage.models import AssignmentPair, AssignmentRow, Decline, utcnow
+from reviewer_recommender.storage.models import AssignmentPair, AssignmentRow, Decline, Job, utcnow
 from reviewer_recommender.storage.names import lookup
-from reviewer_recommender.storage.repository import Paged, audit, query_page
+from reviewer_recommender.storage.repository import Paged, audit, query_page, start_job
 
 
 def decline_view(decline: Decline) -> dict[str, Any]:
@@ -137,26 +138,21 @@ def list_declines(
     return Paged(items, found.total, limit, offset)
 
 
-def reassign_declines(
-    session: Session,
-    venue_id: str,
-    *,
-    pool: str,
-    reason: str,
-    actor: str,
-    heavy: HeavyWork | None = None,
-) -> dict[str, Any]:
-    """Turn the open declines of the pool's live run into an emergency re-assignment draft
-    (:func:`reviewer_recommender.services.modes.reassign_live_run` with the declined pairs
-    removed), marking them ``reassigned`` with the draft, in one transaction (audited).
-    409 while the pool has no live run; 422 when none of its declines is open."""
-    from reviewer_recommender.services.modes import reassign_live_run
+def open_declines(
+    session: Session, venue_id: str, pool: str, expected_live: int | None = None
+) -> tuple[AssignmentRow, list[Decline]]:
+    """The pool's live run and its open declines (of pairs still in it), oldest first.
+    409 while the pool has no live run, or another than ``expected_live``
+    (:func:`reviewer_recommender.services.modes.check_live_unchanged`); 422 when none of
+    its declines is open."""
+    from reviewer_recommender.services.modes import check_live_unchanged
 
     check_pool(pool)
     live = live_run_of(session, venue_id, pool)
     if live is None:
         of_pool = "" if pool == DEFAULT_POOL else f" of pool {pool}"
         raise StateConflict(None, f"venue {venue_id!r} has no live assignment{of_pool}")
+    check_live_unchanged(live, expected_live)
     declines = list(
         session.scalars(
             select(Decline)
@@ -178,11 +174,49 @@ def reassign_declines(
         raise InvalidRequest(
             None,
             f"no open decline of the live {pool} run #{live.number or live.id} to re-assign",
+            field="pool",
         )
+    return live, declines
+
+
+def start_declines_reassignment(
+    runner: JobRunner, session: Session, venue_id: str, *, pool: str, reason: str, actor: str
+) -> Job:
+    """Check that the pool's live run has open declines (:func:`open_declines`: refused at
+    once, nothing queued) and queue their re-assignment as a ``reassignment`` job
+    (:func:`reassign_declines` against the same live run, with the declines open when it
+    runs); its result names the new draft and the declines it settles."""
+    from reviewer_recommender.services.modes import REASSIGNMENT_JOB
+
+    live, _declines = open_declines(session, venue_id, pool)
+    params = {"source": "declines", "pool": pool, "live_assignment_id": live.id, "reason": reason}
+    return start_job(runner, session, venue_id, REASSIGNMENT_JOB, params, actor)
+
+
+def reassign_declines(
+    session: Session,
+    venue_id: str,
+    *,
+    pool: str,
+    reason: str,
+    actor: str,
+    expected_live: int | None = None,
+    before_commit: Callable[[AssignmentRow, dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Turn the open declines of the pool's live run into an emergency re-assignment draft
+    (:func:`reviewer_recommender.services.modes.reassign_live_run` with the declined pairs
+    removed), marking them ``reassigned`` with the draft, in one transaction (audited):
+    what changed, the draft's id and the declines settled (JSON). The refusals of
+    :func:`open_declines`; 409 ``live_run_changed`` when ``expected_live`` is no longer
+    the live run. ``before_commit(draft, outcome)`` as for ``reassign_live_run``."""
+    from reviewer_recommender.services.modes import reassign_live_run
+
+    live, declines = open_declines(session, venue_id, pool, expected_live)
     words = "; ".join(f"{d.person_id} declined {d.paper_id}: {d.reason}" for d in declines)
     why = reason or f"declines: {words}"[:1000]
+    settled = [d.id for d in declines]
 
-    def settle(draft: AssignmentRow) -> None:
+    def settle(draft: AssignmentRow, outcome: dict[str, Any]) -> None:
         now = utcnow()
         for decline in declines:
             decline.state = "reassigned"
@@ -197,8 +231,10 @@ def reassign_declines(
             pool=pool,
             assignment_id=draft.id,
             derived_from=live.id,
-            declines=[d.id for d in declines],
+            declines=settled,
         )
+        if before_commit is not None:
+            before_commit(draft, {**outcome, "declines": settled})
 
     result = reassign_live_run(
         session,
@@ -208,7 +244,7 @@ def reassign_declines(
         reason=why,
         actor=actor,
         pool=pool,
+        expected_live=expected_live,
         before_commit=settle,
-        heavy=heavy,
     )
-    return {**result, "declines": [d.id for d in declines]}
+    return {**result, "declines": settled}

@@ -20,7 +20,6 @@ published like any other, through :func:`reviewer_recommender.services.publishin
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -29,6 +28,7 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import InvalidRequest, StateConflict
+from reviewer_recommender.jobs.runner import JobRunner
 from reviewer_recommender.services.assignment import json_safe
 from reviewer_recommender.services.draft_rules import (
     add_rule,
@@ -39,7 +39,6 @@ from reviewer_recommender.services.draft_rules import (
     pins_with_draft,
     rules,
 )
-from reviewer_recommender.services.heavy import HeavyWork
 from reviewer_recommender.services.hierarchy import SENIOR_AREA_CHAIRS, cross_level_pairs
 from reviewer_recommender.services.limits import StoredLimits, read_stored_limits, resolve_limits
 from reviewer_recommender.services.params import ReassignParams
@@ -50,6 +49,7 @@ from reviewer_recommender.services.tokens import Principal
 from reviewer_recommender.storage.models import (
     AssignmentPair,
     AssignmentRow,
+    Job,
     SubmissionRow,
 )
 from reviewer_recommender.storage.repository import (
@@ -59,7 +59,11 @@ from reviewer_recommender.storage.repository import (
     conflicts_frame,
     require_run,
     scores_frame,
+    start_job,
 )
+
+# the kind of the jobs that re-assign a live run (of the chair's choice or of its declines)
+REASSIGNMENT_JOB = "reassignment"
 
 # changed pairs listed in a draft's summary (the counts are always complete)
 LISTED_CHANGES = 5000
@@ -119,28 +123,31 @@ def _unknown(wanted: list[str], known: set[str], what: str) -> list[str]:
     return [f"unknown {what} {value!r}" for value in wanted if value not in known][:20]
 
 
-def reassign_live(
+def check_live_unchanged(live: AssignmentRow, expected_live: int | None) -> None:
+    """409 ``live_run_changed`` when a queued re-assignment finds another live run than the
+    one it was checked against (``expected_live``; None: any)."""
+    if expected_live is not None and live.id != expected_live:
+        raise StateConflict(
+            "live_run_changed",
+            f"the live run changed since the re-assignment was queued (it was run "
+            f"{expected_live}, now run {live.id}): ask for the re-assignment again",
+        )
+
+
+def check_reassignment(
     session: Session,
     venue_id: str,
     *,
     withdraw: list[str],
     remove: list[tuple[str, str]],
-    reason: str,
-    actor: str,
     pool: str = DEFAULT_POOL,
-) -> tuple[AssignmentRow, Any]:
-    """Create the re-assignment draft of the pool's live run; returns (draft row, the
-    service's :class:`reviewer_recommender.services.reassign.ReassignResult`). The caller commits.
-
-    409: no live run, no affinities, or no assignment exists even moving live pairs (the
-    diagnosis); 422: nothing to do, unknown ids, a pair to remove that is not live, an
-    option that cannot act (:class:`~reviewer_recommender.services.errors.OptionError`)."""
-    from matching import Infeasible
-    from recommender.corpus import InputError
-    from recommender.io import ScoreTable
-    from reviewer_recommender.services.problem import Rows
-    from reviewer_recommender.services.reassign import ReassignInputs, reassign
-
+    expected_live: int | None = None,
+) -> tuple[AssignmentRow, Any, list[str], list[str], pd.DataFrame]:
+    """Whether the pool's live run can be re-assigned without ``withdraw`` and ``remove``:
+    (live run, affinity run, paper ids, the pool's person ids, the live pairs). 409: no live
+    run (or, with ``expected_live``, another live run than that one: it changed since the
+    re-assignment was queued), no affinities; 422: the senior area chairs' pool, nothing
+    named, unknown reviewers, a pair to remove that is not live."""
     check_pool(pool)
     if pool == SENIOR_AREA_CHAIRS:
         raise InvalidRequest(
@@ -156,6 +163,7 @@ def reassign_live(
             None,
             f"venue {venue_id!r} has no live assignment{of_pool} to re-assign; publish one first",
         )
+    check_live_unchanged(live, expected_live)
     if not withdraw and not remove:
         raise InvalidRequest(
             None,
@@ -169,14 +177,51 @@ def reassign_live(
     reviewer_ids = pool_person_ids(session, venue_id, pool)
     live_pairs = run_pairs(session, live.id)
     live_keys = set(zip(live_pairs["paper_id"], live_pairs["reviewer_id"], strict=True))
-    problems = _unknown(withdraw, set(reviewer_ids), "reviewer")
-    problems += [
+    unknown = _unknown(withdraw, set(reviewer_ids), "reviewer")
+    not_live = [
         f"({p}, {r}) is not a pair of the live assignment {live.id}"
         for p, r in remove
         if (p, r) not in live_keys
     ][:20]
-    if problems:
-        raise InvalidRequest(None, "; ".join(problems))
+    parts = [
+        (field, found) for field, found in (("withdraw", unknown), ("remove", not_live)) if found
+    ]
+    if parts:
+        raise InvalidRequest(
+            None,
+            "; ".join(f"{field}: {'; '.join(found)}" for field, found in parts),
+            field=parts[0][0],
+        )
+    return live, run, paper_ids, reviewer_ids, live_pairs
+
+
+def reassign_live(
+    session: Session,
+    venue_id: str,
+    *,
+    withdraw: list[str],
+    remove: list[tuple[str, str]],
+    reason: str,
+    actor: str,
+    pool: str = DEFAULT_POOL,
+    expected_live: int | None = None,
+) -> tuple[AssignmentRow, Any]:
+    """Create the re-assignment draft of the pool's live run; returns (draft row, the
+    service's :class:`reviewer_recommender.services.reassign.ReassignResult`). The caller commits.
+
+    409: no live run, no affinities, or no assignment exists even moving live pairs (the
+    diagnosis); 422: nothing to do, unknown ids, a pair to remove that is not live, an
+    option that cannot act (:class:`~reviewer_recommender.services.errors.OptionError`), and
+    the refusals of :func:`check_reassignment`."""
+    from matching import Infeasible
+    from recommender.corpus import InputError
+    from recommender.io import ScoreTable
+    from reviewer_recommender.services.problem import Rows
+    from reviewer_recommender.services.reassign import ReassignInputs, reassign
+
+    live, run, paper_ids, reviewer_ids, live_pairs = check_reassignment(
+        session, venue_id, withdraw=withdraw, remove=remove, pool=pool, expected_live=expected_live
+    )
     stored = read_stored_limits(session, venue_id, pool)
     limits = resolve_limits(session, venue_id, {**(live.parameters or {}), "pool": pool}, stored)
     # the live run's own rules (its edits as a draft) hold in its re-assignment too
@@ -348,39 +393,70 @@ def reassign_live_run(
     reason: str,
     actor: str,
     pool: str = DEFAULT_POOL,
-    before_commit: Callable[[AssignmentRow], None] | None = None,
-    heavy: HeavyWork | None = None,
+    expected_live: int | None = None,
+    before_commit: Callable[[AssignmentRow, dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """:func:`reassign_live`, committed: the new draft and what changed against the live
-    run it derives from (``ReassignOut``). ``before_commit(draft)`` records what else the
-    re-assignment settles in the same transaction (declines). ``heavy``: the server's
-    slots for heavy work (429 ``busy`` when the venue or the server has none free)."""
-    with heavy.slot(venue_id, "re-assignment") if heavy is not None else nullcontext():
-        row, result = reassign_live(
-            session,
-            venue_id,
-            withdraw=withdraw,
-            remove=remove,
-            reason=reason,
-            actor=actor,
-            pool=pool,
-        )
-    if before_commit is not None:
-        before_commit(row)
-    session.commit()
-    session.refresh(row)
+    """:func:`reassign_live`, committed: what changed against the live run it derives from,
+    with the new draft's id and number (``assignment_id``, ``assignment_number``; JSON, a
+    re-assignment job's result).
+    ``before_commit(draft, outcome)`` records what else the re-assignment settles in the
+    same transaction (declines, the job's success)."""
+    row, result = reassign_live(
+        session,
+        venue_id,
+        withdraw=withdraw,
+        remove=remove,
+        reason=reason,
+        actor=actor,
+        pool=pool,
+        expected_live=expected_live,
+    )
     summary = result.summary
-    return {
-        "assignment": row,
-        "derived_from": int((row.summary or {}).get("reassignment", {}).get("derived_from")),
-        "stage": result.reassignment.stage,
-        "kept": result.kept,
-        "added": changed_pairs(result.added, "fills a vacated slot"),
-        "removed": changed_pairs(result.removed),
-        "objective": summary["objective"],
-        "minimality": summary["minimality"],
-        "warnings": result.warnings,
+    outcome: dict[str, Any] = json_safe(
+        {
+            "assignment_id": row.id,
+            "assignment_number": row.number,
+            "derived_from": int((row.summary or {}).get("reassignment", {}).get("derived_from")),
+            "stage": result.reassignment.stage,
+            "kept": result.kept,
+            "added": changed_pairs(result.added, "fills a vacated slot"),
+            "removed": changed_pairs(result.removed),
+            "objective": summary["objective"],
+            "minimality": summary["minimality"],
+            "warnings": result.warnings,
+        }
+    )
+    if before_commit is not None:
+        before_commit(row, outcome)
+    session.commit()
+    return outcome
+
+
+def start_reassignment(
+    runner: JobRunner,
+    session: Session,
+    venue_id: str,
+    *,
+    withdraw: list[str],
+    remove: list[tuple[str, str]],
+    reason: str,
+    actor: str,
+    pool: str = DEFAULT_POOL,
+) -> Job:
+    """Check the re-assignment (:func:`check_reassignment`: refused at once, nothing queued)
+    and queue it as a ``reassignment`` job, scheduled fairly among the venues' jobs; the
+    job runs :func:`reassign_live_run` against the same live run (it fails in words if
+    another run went live meanwhile) and its result names the new draft."""
+    live, *_ = check_reassignment(session, venue_id, withdraw=withdraw, remove=remove, pool=pool)
+    params = {
+        "source": "live",
+        "pool": pool,
+        "live_assignment_id": live.id,
+        "withdraw": list(withdraw),
+        "remove": [list(pair) for pair in remove],
+        "reason": reason,
     }
+    return start_job(runner, session, venue_id, REASSIGNMENT_JOB, params, actor)
 
 
 def _other_level(

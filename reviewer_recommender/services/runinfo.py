@@ -150,5 +150,17 @@ def affinity_summary(parameters: Mapping[str, Any]) -> str:
     return ", ".join(w for w in words if w)
 
 
+def reassignment_summary(parameters: Mapping[str, Any]) -> str:
+    """A re-assignment job's request in one line."""
+    live = f"live run {parameters.get('live_assignment_id')}"
+    if parameters.get("source") == "declines":
+        return f"the open declines of {live}"
+    withdraw = len(parameters.get("withdraw") or [])
+    remove = len(parameters.get("remove") or [])
+    return f"{live} without {withdraw} reviewer(s) and {remove} pair(s)"
+
+
 def job_summary(kind: str, params: Mapping[str, Any]) -> str:
+    if kind == "reassignment":
+        return reassignment_summary(params)
     return solve_summary(params) if kind == "assignment" else affinity_summary(params)

@@ -148,23 +148,79 @@ def _limits_hold(api: Api, venue: str, chair: str, viewer: str, calls: list[Any]
     assert api.client.get("/health").status_code == 200
 
 
-def test_a_second_reassignment_of_a_venue_gets_429(api: Api) -> None:
+def _live_run(api: Api, venue: str, chair: str) -> tuple[int, str]:
+    """A published run of the tiny venue (inline jobs) and one of its reviewers."""
+    load_venue(api, venue, chair)
+    params = {"reviewers_per_paper": 1, "max_load": 2, "solver": "flow"}
+    job = api.call("POST", f"/venues/{venue}/assignments", chair, json=params).json()
+    run = int(job["result"]["assignment_id"])
+    version = api.call("GET", f"/venues/{venue}/assignments/{run}", chair).json()["version"]
+    deploy = {"assignment_id": run, "version": version}
+    published = api.call("POST", f"/venues/{venue}/assignments/{run}/deploy", chair, json=deploy)
+    assert published.status_code == 200, published.text
+    pairs = api.call("GET", f"/venues/{venue}/assignments/{run}/pairs", chair).json()["items"]
+    return run, pairs[0]["reviewer_id"]
+
+
+def test_reassignment_is_a_job_scheduled_fairly_never_work_in_a_request(
+    api: Api, database_url: str, tmp_path: Path
+) -> None:
+    """A venue's re-assignments answer at once with queued jobs that hold at most one of the
+    two workers; another venue's job still runs at once; each then makes its draft."""
     venue, chair, _ = api.new_venue()
-    heavy = api.client.app.state.heavy
-    body = {"withdraw": ["~Grace_Graph1"], "reason": "ill"}
-    with heavy.slot(venue, "a re-assignment in progress"):
-        busy = api.call("POST", f"/venues/{venue}/assignments/live/reassign", chair, json=body)
-        other, other_chair, _ = api.new_venue()
-        elsewhere = api.call(
-            "POST", f"/venues/{other}/assignments/live/reassign", other_chair, json=body
+    live, gone = _live_run(api, venue, chair)
+    other, other_chair, _ = api.new_venue()
+    settings = make_settings(
+        database_url, tmp_path, inline_jobs=False, job_isolation="thread", job_workers=2
+    )
+    app = create_app(settings)
+    release = threading.Event()
+
+    with TestClient(app) as client:
+        served = Api(client, app.state.database)
+        real = app.state.jobs.handlers["reassignment"]
+
+        def held(ctx: JobContext) -> None:
+            release.wait(STALL)
+            real(ctx)
+
+        def quick(ctx: JobContext) -> None:
+            with ctx.session() as session:
+                ctx.finish(session, {"venue": ctx.venue_id})
+                session.commit()
+
+        app.state.jobs.handlers = {"reassignment": held, "affinity": quick}
+        path = f"/venues/{venue}/assignments/live/reassign"
+        queued = [
+            served.call("POST", path, chair, json={"withdraw": [gone], "reason": f"try {i}"})
+            for i in range(3)
+        ]
+        assert {q.status_code for q in queued} == {202}, [q.text for q in queued]
+        assert {q.json()["kind"] for q in queued} == {"reassignment"}
+        # still refused at once, nothing queued, for a bad request
+        refused = served.call("POST", path, chair, json={"withdraw": ["Nobody_Here1"]})
+        assert refused.status_code == 422 and refused.json()["field"] == "withdraw"
+        tfidf = {"config": {"method": "tfidf"}}
+        started = served.call("POST", f"/venues/{other}/affinity/jobs", other_chair, json=tfidf)
+        assert started.status_code == 202
+        ended = served.call(
+            "GET", f"/venues/{other}/jobs/{started.json()['id']}", other_chair, params={"wait": 30}
         )
-    assert busy.status_code == 429, busy.text
-    assert busy.json()["code"] == "busy" and int(busy.headers["retry-after"]) >= 1
-    # another venue's re-assignment is not refused for it (here: no live run there)
-    assert elsewhere.status_code == 409, elsewhere.text
-    # the slot is free again: the request now fails for its own reason (no live run)
-    after = api.call("POST", f"/venues/{venue}/assignments/live/reassign", chair, json=body)
-    assert after.status_code != 429
+        assert ended.json()["state"] == "succeeded", ended.json()
+        jobs = f"/venues/{venue}/jobs"
+        states = [served.call("GET", f"{jobs}/{q.json()['id']}", chair).json() for q in queued]
+        assert sorted(s["state"] for s in states) == ["queued", "queued", "running"], states
+        release.set()
+        drafts = []
+        for q in queued:
+            final = served.call("GET", f"{jobs}/{q.json()['id']}", chair, params={"wait": 30})
+            assert final.json()["state"] == "succeeded", final.json()
+            result = final.json()["result"]
+            assert result["derived_from"] == live and result["stage"] == "fill"
+            drafts.append(result["assignment_id"])
+        assert len(set(drafts)) == 3
+        listed = served.call("GET", jobs, chair, params={"kind": "reassignment"}).json()
+        assert listed["total"] == 3
 
 
 def test_explanations_never_refit_inside_a_request(

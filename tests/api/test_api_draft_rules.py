@@ -151,8 +151,8 @@ def test_a_withdrawal_is_the_re_assignments_own_quota_not_the_venues(api: Api) -
     other = v.solve()
     gone = sorted(r for _, r in v.pairs(v.run))[0]
     response = v.call("POST", "/assignments/live/reassign", json={"withdraw": [gone]})
-    assert response.status_code == 201, response.text
-    draft = response.json()["assignment"]["id"]
+    assert response.status_code == 202 and response.json()["state"] == "succeeded", response.text
+    draft = response.json()["result"]["assignment_id"]
     assert v.rules(draft) == {("max_load", None, gone)}
     # the venue stores nothing: other drafts keep their quota (the "10 / 0")
     assert v.call("GET", "/reviewer-max-loads").json()["total"] == 0

@@ -126,14 +126,19 @@ def test_reassign_keeps_every_other_live_pair_and_deploys_through_the_checks(api
     path = f"/venues/{venue}/assignments/live/reassign"
     assert api.call("POST", path, viewer, json={"withdraw": [gone]}).status_code == 403
     response = api.call("POST", path, chair, json={"withdraw": [f"~{gone}"], "reason": "ill"})
-    assert response.status_code == 201, response.text
-    body = response.json()
-    draft = body["assignment"]["id"]
-    assert body["assignment"]["state"] == "draft" and body["derived_from"] == live
+    # a job like a solve (run inline here), its result naming the new draft
+    assert response.status_code == 202, response.text
+    job = response.json()
+    assert (job["kind"], job["state"]) == ("reassignment", "succeeded"), job
+    assert job["parameters_summary"] == f"live run {live} without 1 reviewer(s) and 0 pair(s)"
+    body = job["result"]
+    draft = body["assignment_id"]
+    row = api.call("GET", f"/venues/{venue}/assignments/{draft}", chair).json()
+    assert row["state"] == "draft" and body["derived_from"] == live
     # numbered within the venue like a solve's run, its lineage naming the live run
     live_number = api.call("GET", f"/venues/{venue}/assignments/{live}", chair).json()["number"]
-    assert body["assignment"]["number"] == live_number + 1
-    assert body["assignment"]["derived_from"] == {
+    assert row["number"] == live_number + 1
+    assert row["derived_from"] == {
         "kind": "re-assignment",
         "assignment_id": live,
         "assignment_number": live_number,
@@ -150,7 +155,7 @@ def test_reassign_keeps_every_other_live_pair_and_deploys_through_the_checks(api
     assert added == new_pairs - live_pairs and len(added) == len(removed)
     assert {p["reason"] for p in body["removed"]} == {"withdrawn"}
     assert body["kept"] == len(untouched)
-    summary = body["assignment"]["summary"]
+    summary = row["summary"]
     assert summary["reassignment"]["derived_from"] == live
     assert summary["reassignment"]["withdrawn"] == [gone]
     # the withdrawal is the draft's own quota (max load 0), not the venue's: the old live run
@@ -164,6 +169,11 @@ def test_reassign_keeps_every_other_live_pair_and_deploys_through_the_checks(api
     assert api.call("GET", f"/venues/{venue}/assignments/{draft}/check", chair).json()["total"] == 0
     # published like any draft: confirmation and checks
     assert _deploy(api, venue, chair, draft).status_code == 200
+    assert api.call("GET", f"/venues/{venue}/assignments/live", viewer).json()["id"] == draft
+    # the job re-run now: another run is live than the one it was checked against
+    rerun = api.call("POST", f"/venues/{venue}/jobs/{job['id']}/rerun", chair)
+    assert rerun.status_code == 202 and rerun.json()["state"] == "failed", rerun.text
+    assert rerun.json()["error"].startswith("the live run changed since the re-assignment")
     assert api.call("GET", f"/venues/{venue}/assignments/live", viewer).json()["id"] == draft
     audit = api.call("GET", f"/venues/{venue}/audit", chair, params={"limit": 100})
     assert audit.status_code == 200
@@ -180,15 +190,13 @@ def test_reassign_removed_pairs_become_the_drafts_forbids(api: Api) -> None:
         chair,
         json={"remove": [{"paper_id": pair[0], "reviewer_id": pair[1]}]},
     )
-    assert response.status_code == 201, response.text
-    body = response.json()
+    assert response.status_code == 202, response.text
+    body = response.json()["result"]
     assert [(p["paper_id"], p["reviewer_id"], p["reason"]) for p in body["removed"]] == [
         (pair[0], pair[1], "removed")
     ]
-    assert len(body["added"]) == 1 and pair not in _pairs(
-        api, venue, chair, body["assignment"]["id"]
-    )
-    draft = body["assignment"]["id"]
+    draft = body["assignment_id"]
+    assert len(body["added"]) == 1 and pair not in _pairs(api, venue, chair, draft)
     rules = api.call("GET", f"/venues/{venue}/assignments/{draft}/rules", chair).json()["items"]
     assert [(r["kind"], r["paper_id"], r["reviewer_id"]) for r in rules] == [
         ("forbid", pair[0], pair[1])
@@ -207,6 +215,7 @@ def test_reassign_refusals(api: Api) -> None:
     assert nothing.status_code == 422 and "nothing to re-assign" in nothing.json()["detail"]
     unknown = api.call("POST", path, chair, json={"withdraw": ["Nobody_Here1"]})
     assert unknown.status_code == 422 and "Nobody_Here1" in unknown.json()["detail"]
+    assert unknown.json()["field"] == "withdraw"
     live_pairs = _pairs(api, venue, chair, run)
     outside = next(
         (p, r)
@@ -218,14 +227,19 @@ def test_reassign_refusals(api: Api) -> None:
         "POST", path, chair, json={"remove": [{"paper_id": outside[0], "reviewer_id": outside[1]}]}
     )
     assert not_live.status_code == 422 and "not a pair of the live" in not_live.json()["detail"]
+    assert not_live.json()["field"] == "remove"
     extra = api.call("POST", path, chair, json={"withdraw": [], "solver": "flow"})
     assert extra.status_code == 422
     # 4 papers x 1 reviewer, max 2 each: three withdrawals leave 2 slots for 4 papers
     everyone = ["Grace_Graph1", "Victor_Vision1", "Rita_Reinforce1"]
     infeasible = api.call("POST", path, chair, json={"withdraw": everyone})
-    assert infeasible.status_code == 409
-    assert "no re-assignment exists" in infeasible.json()["detail"]
-    # nothing was stored by the refused request
+    # found only by solving: the job fails in words
+    assert infeasible.status_code == 202, infeasible.text
+    assert infeasible.json()["state"] == "failed"
+    assert "no re-assignment exists" in infeasible.json()["error"]
+    # nothing was stored by the refused requests and the failed job; only that job was queued
     assert api.call("GET", f"/venues/{venue}/assignments/live", chair).json()["id"] == run
     listed = api.call("GET", f"/venues/{venue}/assignments", chair).json()
     assert listed["total"] == 1
+    jobs = api.call("GET", f"/venues/{venue}/jobs", chair, params={"kind": "reassignment"})
+    assert [j["id"] for j in jobs.json()["items"]] == [infeasible.json()["id"]]

@@ -431,7 +431,7 @@ def test_declines_become_a_reassignment_in_one_action(api: Api) -> None:
     token = person_token(api, venue, chair, "reviewer", person)
 
     none_open = api.call("POST", f"{base}/declines/reassign", chair, json={})
-    assert none_open.status_code == 422
+    assert none_open.status_code == 422 and none_open.json()["field"] == "pool"
     for target in (other, "P99"):
         refused = api.call(
             "POST", f"{base}/me/papers/{target}/decline", token, json={"reason": "busy"}
@@ -451,11 +451,15 @@ def test_declines_become_a_reassignment_in_one_action(api: Api) -> None:
     assert [(d["paper_id"], d["person_id"], d["reason"]) for d in listed] == [
         (paper, person, "on leave")
     ]
-    made = api.call("POST", f"{base}/declines/reassign", chair, json={"pool": "reviewers"})
-    assert made.status_code == 201, made.text
-    draft = made.json()["assignment"]["id"]
-    assert made.json()["declines"] == [listed[0]["id"]]
-    assert (paper, person) in {(r["paper_id"], r["reviewer_id"]) for r in made.json()["removed"]}
+    job = api.call("POST", f"{base}/declines/reassign", chair, json={"pool": "reviewers"})
+    # a re-assignment job (inline here), its result naming the draft and the declines
+    assert job.status_code == 202, job.text
+    assert (job.json()["kind"], job.json()["state"]) == ("reassignment", "succeeded")
+    assert job.json()["parameters_summary"] == f"the open declines of live run {live}"
+    made = job.json()["result"]
+    draft = made["assignment_id"]
+    assert made["declines"] == [listed[0]["id"]] and made["derived_from"] == live
+    assert (paper, person) in {(r["paper_id"], r["reviewer_id"]) for r in made["removed"]}
     draft_pairs = api.call("GET", f"{base}/assignments/{draft}/pairs", chair).json()["items"]
     assert (paper, person) not in {(p["paper_id"], p["reviewer_id"]) for p in draft_pairs}
     assert any(p["paper_id"] == paper for p in draft_pairs)
@@ -466,3 +470,7 @@ def test_declines_become_a_reassignment_in_one_action(api: Api) -> None:
     audit = api.call("GET", f"{base}/audit", chair, params={"limit": 100}).json()["items"]
     assert {"decline.create", "declines.reassign"} <= {e["action"] for e in audit}
     assert api.call("POST", f"{base}/declines/reassign", viewer, json={}).status_code == 403
+    # settled: refused at once, nothing queued
+    assert api.call("POST", f"{base}/declines/reassign", chair, json={}).status_code == 422
+    jobs = api.call("GET", f"{base}/jobs", chair, params={"kind": "reassignment"}).json()
+    assert jobs["total"] == 1

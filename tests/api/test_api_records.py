@@ -142,8 +142,8 @@ def test_withdrawing_a_live_reviewer_offers_the_emergency_reassignment(api: Api)
     redo = api.call(
         "POST", f"/venues/{venue}/assignments/live/reassign", chair, json=offers[0]["body"]
     )
-    assert redo.status_code == 201, redo.text
-    draft = redo.json()["assignment"]["id"]
+    assert redo.status_code == 202 and redo.json()["state"] == "succeeded", redo.text
+    draft = redo.json()["result"]["assignment_id"]
     assert not any(r == gone for _, r in _pairs(api, venue, chair, draft))
     listed = api.call("GET", f"/venues/{venue}/reviewers", chair, params={"status": "withdrawn"})
     assert [r["id"] for r in listed.json()["items"]] == [gone]

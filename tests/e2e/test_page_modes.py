@@ -182,6 +182,12 @@ def test_withdrawn_reviewer_is_reassigned_then_deployed(
     expect(page.get_by_test_id("reassign-counts")).to_contain_text(
         f"{len(pairs) - len(theirs)} live pairs kept, {len(theirs)} pair"
     )
+    # it ran as a job, followed like a solve: its card names the draft
+    jobs = api_get(live_server, f"/venues/{venue_id}/jobs", kind="reassignment")["items"]
+    assert [(j["state"], j["result"]["assignment_id"]) for j in jobs] == [("succeeded", draft)]
+    job_card = wait_for_job(page, "reassignment")
+    expect(job_card).to_contain_text("Re-assignment job")
+    expect(job_card).to_contain_text("Created run #2")
     page.get_by_test_id("reassignment").scroll_into_view_if_needed()
     if dataset == "venue200":  # named reviewers
         screenshot(page, "18-reassignment", full_page=False)

@@ -50,7 +50,7 @@ def test_records_list_withdraw_and_upload_diff(
     expect(offer).to_contain_text("3 pairs in the live run")
     screenshot(page, "records-withdraw")
     offer.get_by_role("button", name=re.compile("^Re-assign live run")).click()
-    expect(page.get_by_test_id("toast").last).to_contain_text(f"without {paper}")
+    expect(page.get_by_test_id("toast").last).to_contain_text(f"drafted without {paper}")
     drafts = [r for r in api_get(live_server, f"/venues/{venue_id}/assignments")["items"]]
     newest = max(drafts, key=lambda r: r["id"])
     assert newest["state"] == "draft" and newest["id"] != run

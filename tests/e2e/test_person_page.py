@@ -204,6 +204,10 @@ def test_a_chair_opens_bidding_and_turns_declines_into_a_reassignment(
     assert (paper, person) not in _pairs(live_server, venue, draft)
     settled = api_get(live_server, f"/venues/{venue}/declines")["items"][0]
     assert (settled["state"], settled["reassignment_id"]) == ("reassigned", draft)
+    # a re-assignment job the page followed; its result names the draft and the decline
+    job = api_get(live_server, f"/venues/{venue}/jobs", kind="reassignment")["items"][0]
+    assert (job["state"], job["result"]["assignment_id"]) == ("succeeded", draft)
+    assert job["result"]["declines"] == [settled["id"]]
 
     # the pool selector shows the area chairs' runs
     page.get_by_label("Pool").select_option("area_chairs")

@@ -75,6 +75,7 @@ test("solve parameters in words", () => {
 test("jobs: per-venue numbers, parameters, readable logs", () => {
   assert.equal(jobTitle({ id: 55, number: 4, kind: "assignment" }), "Assignment job #4");
   assert.equal(jobTitle({ id: 55, kind: "affinity" }), "Affinity scores job #55");
+  assert.equal(jobTitle({ id: 56, number: 5, kind: "reassignment" }), "Re-assignment job #5");
   assert.equal(jobParamsText({ kind: "affinity", params: { config: { method: "tfidf" }, top_n: 50 } }), "TF-IDF, top 50 kept");
   assert.equal(jobParamsText({ kind: "assignment", parameters_summary: "from the service", params: {} }), "from the service");
   assert.deepEqual(parseLogLine("2026-01-05T10:00:00+00:00 built 228 candidate pairs"),

@@ -181,7 +181,7 @@ export function runParamsText(run) {
   return run?.parameters_summary || solveParamsText(run?.parameters);
 }
 
-const JOB_KIND_WORDS = { affinity: "Affinity scores", assignment: "Assignment" };
+const JOB_KIND_WORDS = { affinity: "Affinity scores", assignment: "Assignment", reassignment: "Re-assignment" };
 
 /** "Assignment job #4" (per-venue number when the service sends one). */
 export function jobTitle(job) {

@@ -339,7 +339,7 @@ function renderOutcome(host, job) {
     children.push(h("p", { class: "muted" }, "Cancelled: nothing was written."));
   } else if (job.state === "succeeded") {
     const r = job.result ?? {};
-    if (job.kind === "assignment" && r.assignment_id != null) {
+    if ((job.kind === "assignment" || job.kind === "reassignment") && r.assignment_id != null) {
       const words = [];
       if (typeof r.objective === "number") words.push(`total score ${niceNumber(r.objective)}`);
       if (typeof r.n_pairs === "number") words.push(plural(r.n_pairs, "pair"));
@@ -460,6 +460,23 @@ export function follow(job, { prepend = true, render = true } = {}) {
     }
   }, 300);
   startPolling(job.id, timer);
+}
+
+/** Follow a job that a view started (a re-assignment: its card in the job list, polled like a
+ * solve's) until it ends; resolves with its result when it succeeded, and throws its error in
+ * words when it failed or was cancelled, for the view's error box. */
+export function jobResult(job) {
+  const ended = ACTIVE.has(job.state) ? new Promise((resolve) => {
+    const off = on("job-finished", (latest) => {
+      if (latest.id === job.id) { off(); resolve(latest); }
+    });
+  }) : Promise.resolve(job);
+  follow(job);
+  return ended.then((latest) => {
+    if (latest.state === "succeeded") return latest.result ?? {};
+    const why = String(latest.error ?? "").trim() || latest.state;
+    throw new UserError(`${jobTitle(latest)} ${latest.state}: ${why}`);
+  });
 }
 
 async function finished(job) {

@@ -4,11 +4,12 @@
 // (reviewer and area chair tokens: created, listed, revoked).
 import { $, h, fill } from "../core/dom.js";
 import { EP } from "../core/endpoints.js";
-import { dateTime, plural, runName } from "../core/format.js";
+import { dateTime, jobTitle, plural, runName } from "../core/format.js";
 import { canWrite, state } from "../core/state.js";
 import { paperCell, reviewerCell } from "../components/cells.js";
 import { busy, errorBox, say, UserError } from "../components/feedback.js";
 import { PagedTable } from "../components/table.js";
+import { jobResult } from "./jobs.js";
 import { refreshRuns } from "./runs.js";
 import { registerView, selectTab } from "./tabs.js";
 
@@ -99,8 +100,10 @@ function declinesCard() {
   });
   const button = h("button", { type: "button" }, "Turn open declines into a re-assignment draft");
   button.addEventListener("click", () => busy(button, error, async () => {
-    const answer = await state.api.post(EP.reassignDeclines(state.venue), { pool: state.pool });
-    const draft = answer.assignment;
+    const job = await state.api.post(EP.reassignDeclines(state.venue), { pool: state.pool });
+    say(`${jobTitle(job)} started: re-assigning the declined papers.`);
+    const answer = await jobResult(job);
+    const draft = { id: answer.assignment_id, number: answer.assignment_number };
     say(`${runName(draft)} drafted: ${plural(answer.declines.length, "declined pair")} re-assigned. Review it, then deploy it.`);
     await table.reload();
     await refreshRuns({ select: draft.id });

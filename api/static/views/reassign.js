@@ -1,11 +1,11 @@
-// Emergency re-assignment of the live run (POST .../assignments/live/reassign): the chair
-// names the reviewers who withdrew; the service makes a draft from the live run that keeps
+// Emergency re-assignment of the live run (POST .../assignments/live/reassign, a job the page
+// follows like a solve): the chair names the reviewers who withdrew; the service makes a draft from the live run that keeps
 // every other pair and fills only the vacated slots (or moves the fewest pairs), stores the
 // withdrawals as max load 0, and records the difference in the draft's summary. The page
 // then selects the draft and shows what changed; it is published through the usual deploy.
 import { h, fill } from "../core/dom.js";
 import { EP } from "../core/endpoints.js";
-import { niceNumber, plural, runName } from "../core/format.js";
+import { jobTitle, niceNumber, plural, runName } from "../core/format.js";
 import { learnNames, reviewerName, searchReviewers } from "../core/names.js";
 import { state } from "../core/state.js";
 import { changeReasons, reasonText } from "../lib/modes.js";
@@ -13,6 +13,7 @@ import { paperCell, reviewerCell } from "../components/cells.js";
 import { busy, errorBox, say, UserError } from "../components/feedback.js";
 import { Picker } from "../components/picker.js";
 import { PagedTable } from "../components/table.js";
+import { jobResult } from "./jobs.js";
 import { refreshRuns } from "./runs.js";
 
 /** The chair's form on the live run: reviewers who withdrew → a re-assignment draft. */
@@ -38,8 +39,10 @@ export function reassignCard(run) {
     event.preventDefault();
     busy(event.submitter, error, async () => {
       if (!chosen.size) throw new UserError("Choose at least one reviewer who withdrew (type a name, then pick it).");
-      const answer = await state.api.post(EP.reassignLive(state.venue), { withdraw: [...chosen.keys()], reason: reason.value.trim() });
-      const draft = answer.assignment;
+      const job = await state.api.post(EP.reassignLive(state.venue), { withdraw: [...chosen.keys()], reason: reason.value.trim() });
+      say(`${jobTitle(job)} started: re-assigning ${runName(run)}.`);
+      const answer = await jobResult(job);
+      const draft = { id: answer.assignment_id, number: answer.assignment_number };
       say(`${runName(draft)} drafted from ${runName(run)}: ${plural(answer.removed.length, "pair")} removed, ${plural(answer.added.length, "pair")} added. Review it, then deploy it.`);
       await refreshRuns({ select: draft.id });
     }, "Could not re-assign");

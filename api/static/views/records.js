@@ -4,13 +4,14 @@
 // Withdrawing a record of the live run offers the emergency re-assignment without it.
 import { h } from "../core/dom.js";
 import { EP } from "../core/endpoints.js";
-import { plural, runName } from "../core/format.js";
+import { jobTitle, plural, runName } from "../core/format.js";
 import { invalidateNames } from "../core/names.js";
 import { canWrite, emit, on, state } from "../core/state.js";
 import { confirmDialog } from "../components/dialog.js";
 import { busy, errorBox, say } from "../components/feedback.js";
 import { PagedTable } from "../components/table.js";
 import { refreshCounts } from "./data.js";
+import { jobResult } from "./jobs.js";
 import { refreshRuns } from "./runs.js";
 
 const KINDS = {
@@ -66,10 +67,12 @@ function effectsView(answer, host) {
     const button = h("button", { type: "button", "data-testid": "offer-reassign" }, `Re-assign live run #${offer.number ?? offer.assignment_id} without ${answer.id}`);
     const error = errorBox();
     button.addEventListener("click", () => busy(button, error, async () => {
-      const made = await state.api.post(EP.reassignLive(state.venue), offer.body);
-      say(`${runName(made.assignment)} drafted without ${answer.id}: review it, then deploy it.`);
+      const job = await state.api.post(EP.reassignLive(state.venue), offer.body);
+      say(`${jobTitle(job)} started: re-assigning without ${answer.id}.`);
+      const made = await jobResult(job);
+      say(`${runName({ id: made.assignment_id, number: made.assignment_number })} drafted without ${answer.id}: review it, then deploy it.`);
       button.disabled = true;
-      await refreshRuns({ select: made.assignment.id });
+      await refreshRuns({ select: made.assignment_id });
     }, "Could not re-assign the live run"));
     parts.push(h("div", { class: "warn-box", "data-testid": "withdraw-live" },
       h("p", {}, `${answer.id} has ${plural(answer.runs.find((r) => r.assignment_id === offer.assignment_id)?.pairs.length ?? 0, "pair")} in the live run.`),
