@@ -3,13 +3,17 @@ affinity and assignment routers)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from recommender.affinity.explain import Explanation
 from recommender.bids import excludes
-from reviewer_recommender.errors import StateConflict
+from reviewer_recommender.errors import DomainError, StateConflict
 from reviewer_recommender.services.affinity_upload import explanation_unavailable, is_uploaded
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.results import PairScoreOut
@@ -68,6 +72,20 @@ def pair_score(
             )
         score = float(stored.score)
         explanation = explanation_unavailable(run.config) if explain else None
+    elif stored is None and not explain and (paper_id, reviewer_id) in _batch(session, run.id):
+        # scored with the others of its batch (:func:`score_batch`)
+        score, stale = _batch(session, run.id)[(paper_id, reviewer_id)]
+        if store:
+            session.add(
+                AffinityScore(
+                    run_id=run.id,
+                    paper_id=paper_id,
+                    reviewer_id=reviewer_id,
+                    score=score,
+                    requested=True,
+                )
+            )
+            session.flush()
     elif stored is None or explain:
         model, stale = explainers.model(session, run)
         try:
@@ -143,3 +161,93 @@ def _readable(
             folded["parts"]["bid"] = None
         folded["sentence"] = evidence.sentence
     return {"available": True, **folded}
+
+
+Pair = tuple[str, str]
+CHUNK = 500  # papers per IN (...) query
+
+
+def _batch(session: Session, run_id: int) -> dict[Pair, tuple[float, bool]]:
+    found: dict[Pair, tuple[float, bool]] = session.info.get(("pair-batch", run_id), {})
+    return found
+
+
+@contextmanager
+def score_batch(
+    explainers: ExplainerCache,
+    session: Session,
+    venue_id: str,
+    pairs: Sequence[Pair],
+    *,
+    pool: str = DEFAULT_POOL,
+) -> Iterator[None]:
+    """Within: :func:`pair_score` (without explanation) takes the scores of ``pairs`` the
+    latest run has not stored from one vectorized call of the run's saved model
+    (:meth:`recommender.affinity.model.AffinityModel.pair_scores`), their bids folded in as
+    one by one, instead of an explanation each. Pairs the model cannot score (uploaded
+    scores, no saved model, a paper or reviewer after the run) are left to
+    :func:`pair_score`, which refuses them as before."""
+    key = ("pair-batch", 0)
+    try:
+        run = require_run(session, venue_id, pool)
+        key = ("pair-batch", run.id)
+        session.info[key] = (
+            {} if is_uploaded(run.config) else _scored(explainers, session, run, pairs)
+        )
+    except DomainError:
+        pass
+    try:
+        yield
+    finally:
+        session.info.pop(key, None)
+
+
+def _scored(
+    explainers: ExplainerCache, session: Session, run: Any, pairs: Sequence[Pair]
+) -> dict[Pair, tuple[float, bool]]:
+    wanted = set(pairs)
+    papers = sorted({p for p, _ in wanted})
+    stored: set[Pair] = set()
+    bids: dict[Pair, Bid] = {}
+    for start in range(0, len(papers), CHUNK):
+        chunk = papers[start : start + CHUNK]
+        stored.update(
+            (str(p), str(r))
+            for p, r in session.execute(
+                select(AffinityScore.paper_id, AffinityScore.reviewer_id).where(
+                    AffinityScore.run_id == run.id, AffinityScore.paper_id.in_(chunk)
+                )
+            )
+        )
+        bids.update(
+            {
+                (bid.paper_id, bid.reviewer_id): bid
+                for bid in session.scalars(
+                    select(Bid).where(Bid.venue_id == run.venue_id, Bid.paper_id.in_(chunk))
+                )
+            }
+        )
+    missing = sorted(wanted - stored)
+    if not missing:
+        return {}
+    model, stale = explainers.model(session, run)
+    indexed = {pair: _indices(model, pair) for pair in missing}
+    known = [pair for pair, at in indexed.items() if at is not None]
+    at = np.array([indexed[pair] for pair in known], dtype=np.int64).reshape(-1, 2)
+    scores = model.pair_scores(at[:, 0], at[:, 1])
+    found: dict[Pair, tuple[float, bool]] = {}
+    for pair, value in zip(known, scores.tolist(), strict=True):
+        bid = bids.get(pair)
+        score = float(value)
+        if bid is not None:
+            score = fold_pair_bid(score, model.params.bid_weight, bid.label, bid.bid)
+        found[pair] = (score, stale)
+    return found
+
+
+def _indices(model: Any, pair: Pair) -> tuple[int, int] | None:
+    """The model's indices of the pair; None when it came after the run."""
+    try:
+        return model.paper_index(pair[0]), model.reviewer_index(pair[1])
+    except KeyError:
+        return None
