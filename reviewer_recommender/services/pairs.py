@@ -72,20 +72,6 @@ def pair_score(
             )
         score = float(stored.score)
         explanation = explanation_unavailable(run.config) if explain else None
-    elif stored is None and not explain and (paper_id, reviewer_id) in _batch(session, run.id):
-        # scored with the others of its batch (:func:`score_batch`)
-        score, stale = _batch(session, run.id)[(paper_id, reviewer_id)]
-        if store:
-            session.add(
-                AffinityScore(
-                    run_id=run.id,
-                    paper_id=paper_id,
-                    reviewer_id=reviewer_id,
-                    score=score,
-                    requested=True,
-                )
-            )
-            session.flush()
     elif stored is None or explain:
         model, stale = explainers.model(session, run)
         try:
@@ -167,9 +153,28 @@ Pair = tuple[str, str]
 CHUNK = 500  # papers per IN (...) query
 
 
-def _batch(session: Session, run_id: int) -> dict[Pair, tuple[float, bool]]:
-    found: dict[Pair, tuple[float, bool]] = session.info.get(("pair-batch", run_id), {})
+def _batch(session: Session, venue_id: str, pool: str) -> dict[Pair, tuple[int, float]]:
+    found: dict[Pair, tuple[int, float]] = session.info.get(("pair-batch", venue_id, pool), {})
     return found
+
+
+def batched_score(
+    session: Session, venue_id: str, pool: str, paper_id: str, reviewer_id: str
+) -> float | None:
+    """The pair's score from the running :func:`score_batch` (stored as a requested pair,
+    as :func:`pair_score` with ``store`` does); None if the batch did not score it."""
+    # taken once: the pair is stored from here on (a later row finds it stored)
+    found = _batch(session, venue_id, pool).pop((paper_id, reviewer_id), None)
+    if found is None:
+        return None
+    run_id, score = found
+    session.add(
+        AffinityScore(
+            run_id=run_id, paper_id=paper_id, reviewer_id=reviewer_id, score=score, requested=True
+        )
+    )
+    session.flush()
+    return score
 
 
 @contextmanager
@@ -181,19 +186,17 @@ def score_batch(
     *,
     pool: str = DEFAULT_POOL,
 ) -> Iterator[None]:
-    """Within: :func:`pair_score` (without explanation) takes the scores of ``pairs`` the
-    latest run has not stored from one vectorized call of the run's saved model
+    """Within: :func:`batched_score` gives the scores of ``pairs`` the latest run (of
+    ``pool``) has not stored, from one vectorized call of the run's saved model
     (:meth:`recommender.affinity.model.AffinityModel.pair_scores`), their bids folded in as
-    one by one, instead of an explanation each. Pairs the model cannot score (uploaded
-    scores, no saved model, a paper or reviewer after the run) are left to
+    :func:`pair_score` folds them, instead of an explanation each. Pairs the model cannot
+    score (uploaded scores, no saved model, a paper or reviewer after the run) are left to
     :func:`pair_score`, which refuses them as before."""
-    key = ("pair-batch", 0)
+    key = ("pair-batch", venue_id, pool)
     try:
         run = require_run(session, venue_id, pool)
-        key = ("pair-batch", run.id)
-        session.info[key] = (
-            {} if is_uploaded(run.config) else _scored(explainers, session, run, pairs)
-        )
+        if not is_uploaded(run.config):
+            session.info[key] = _scored(explainers, session, run, pairs)
     except DomainError:
         pass
     try:
@@ -204,7 +207,7 @@ def score_batch(
 
 def _scored(
     explainers: ExplainerCache, session: Session, run: Any, pairs: Sequence[Pair]
-) -> dict[Pair, tuple[float, bool]]:
+) -> dict[Pair, tuple[int, float]]:
     wanted = set(pairs)
     papers = sorted({p for p, _ in wanted})
     stored: set[Pair] = set()
@@ -230,18 +233,18 @@ def _scored(
     missing = sorted(wanted - stored)
     if not missing:
         return {}
-    model, stale = explainers.model(session, run)
+    model, _stale = explainers.model(session, run)
     indexed = {pair: _indices(model, pair) for pair in missing}
     known = [pair for pair, at in indexed.items() if at is not None]
     at = np.array([indexed[pair] for pair in known], dtype=np.int64).reshape(-1, 2)
     scores = model.pair_scores(at[:, 0], at[:, 1])
-    found: dict[Pair, tuple[float, bool]] = {}
+    found: dict[Pair, tuple[int, float]] = {}
     for pair, value in zip(known, scores.tolist(), strict=True):
         bid = bids.get(pair)
         score = float(value)
         if bid is not None:
             score = fold_pair_bid(score, model.params.bid_weight, bid.label, bid.bid)
-        found[pair] = (score, stale)
+        found[pair] = (int(run.id), score)
     return found
 
 
