@@ -163,7 +163,7 @@ def batched_score(
 ) -> float | None:
     """The pair's score from the running :func:`score_batch` (stored as a requested pair,
     as :func:`pair_score` with ``store`` does); None if the batch did not score it."""
-    # taken once: the pair is stored from here on (a file names a pair once; anyway)
+    # taken once: the pair is stored from here on (a later row, if any, finds it stored)
     found = _batch(session, venue_id, pool).pop((paper_id, reviewer_id), None)
     if found is None:
         return None
