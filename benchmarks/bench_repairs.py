@@ -9,7 +9,9 @@ Then, for the ``--probe`` weakest papers:
 
 - baseline: :func:`reviewer_recommender.services.runs.paper_view` with 5 alternates;
 - :func:`reviewer_recommender.services.repairs.find_repairs` (the flow solver on each better
-  candidate's neighbourhood);
+  candidate's neighbourhood), reading only the pairs the repairs touch; with ``--baseline``
+  also with ``whole=True`` (the whole draft read first, the earlier way), the answers
+  checked equal;
 - :func:`reviewer_recommender.services.draft_rules.run_limits` against
   :func:`reviewer_recommender.services.limits.resolve_limits` (what reading a draft's own
   rules adds to every view of it).
@@ -140,6 +142,9 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=50, help="stored scores per paper")
     parser.add_argument("--probe", type=int, default=3, help="weakest papers timed")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--baseline", action="store_true", help="also time the whole-draft read (and compare)"
+    )
     parser.add_argument("--db", type=Path, default=None, help="SQLite file (default: temporary)")
     args = parser.parse_args()
     folder = tempfile.mkdtemp(prefix="bench-repairs-")
@@ -163,12 +168,20 @@ def main() -> None:
             took, found = median_seconds(
                 partial(repairs.find_repairs, session, row, paper), args.repeat
             )
+            whole_note = ""
+            if args.baseline:
+                slow, reference = median_seconds(
+                    partial(repairs.find_repairs, session, row, paper, whole=True), args.repeat
+                )
+                assert reference == found, f"{paper}: the two reads disagree"
+                whole_note = f"; whole draft read {slow * 1000:.0f} ms ({slow / took:.1f}x)"
             feasible = [i for i in found["items"] if i["feasible"]]
             best = max((i["paper_change"] for i in feasible), default=0.0)
             print(
                 f"{paper}: alternates view {base * 1000:.0f} ms ({len(view.alternates)} "
                 f"alternates); repairs {took * 1000:.0f} ms ({len(feasible)} within quotas, "
                 f"best +{best:.3f} on the paper) = {took / base:.1f}x the alternates view"
+                f"{whole_note}"
             )
         plain, _ = median_seconds(
             lambda: resolve_limits(

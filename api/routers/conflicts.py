@@ -72,8 +72,9 @@ def dismiss_conflict(
     session: SessionDep,
 ) -> dict[str, Any]:
     """Dismiss the pair's conflict (detected, uploaded or declared) with a reason: it no
-    longer blocks the pair, and re-detection leaves it out until restored. Audited
-    (``conflict.dismiss``). 422 without a reason; 404 if the pair has no such conflict."""
+    longer blocks the pair, and re-detection or a constraints file uploaded again leaves it
+    out until restored. Audited (``conflict.dismiss``). 422 without a reason; 404 if the
+    pair has no such conflict."""
     return conflict_policy.dismiss(
         session, venue_id, paper_id, reviewer_id, body.reason, principal.name
     )

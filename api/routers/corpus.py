@@ -257,7 +257,8 @@ def upload_constraints(
         UploadFile, File(description="CSV paper_id, reviewer_id, value: -1 conflict, 1 forced")
     ],
 ) -> UploadResult:
-    """Replace uploaded conflicts (value -1) and add pins (value 1)."""
+    """Replace uploaded conflicts (value -1; one a chair dismissed stays dismissed until
+    restored) and add pins (value 1)."""
     name = upload_name(file, "constraints.csv")
     content = upload_bytes(file, settings, name)
     stored = store_pair_constraints(session, venue_id, content, name, principal.name)

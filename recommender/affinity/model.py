@@ -431,6 +431,49 @@ class AffinityModel:
         )
         return float(finish(raw, self.params, self._known_range())[0, 0])
 
+    def pair_scores(
+        self, papers: npt.NDArray[np.int64], reviewers: npt.NDArray[np.int64]
+    ) -> npt.NDArray[np.float32]:
+        """Final scores of many pairs (by index), each as :meth:`pair_score` gives it: one
+        similarity block of the distinct papers against the distinct reviewers'
+        publications, aggregated at once (with paper centering, one row per distinct
+        paper)."""
+        self.check_fitted()
+        papers = np.asarray(papers, dtype=np.int64)
+        reviewers = np.asarray(reviewers, dtype=np.int64)
+        found = np.zeros(len(papers), dtype=np.float32)
+        if not len(papers):
+            return found
+        distinct, at = np.unique(papers, return_inverse=True)
+        if self.params.paper_centering:
+            for i, paper in enumerate(distinct):
+                found[at == i] = self.affinity_row(int(paper))[reviewers[at == i]]
+            return found
+        people, of = np.unique(reviewers, return_inverse=True)
+        starts, stops = self.offsets_[people], self.offsets_[people + 1]
+        lengths = (stops - starts).astype(np.int64)
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        # every chosen reviewer's publications, in order: start + position within the run
+        pubs = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1])
+        channels = {
+            name: Channel(channel.paper_vectors, channel.publication_vectors[pubs])
+            for name, channel in self.channels().items()
+        }
+        # (TF-IDF scores are identical to pair_score's; embeddings may differ in the float32
+        # last bit: BLAS rounds another shape of product differently)
+        similarity = mixed_similarity(channels, self.standardisers_, self.params, distinct)
+        raw = aggregate(
+            similarity,
+            offsets,
+            self.params,
+            weights=self.publication_weights_[pubs],
+            scale=self.scale(),
+        )
+        final = finish(raw, self.params, self._known_range())
+        found[:] = final[at, of]
+        found[lengths[of] == 0] = 0.0
+        return found
+
     def _reviewer_similarity(self, paper: int, start: int, stop: int) -> FloatMatrix:
         """The aggregated similarity of one paper to publications [start, stop): (n,)."""
         channels = {

@@ -30,10 +30,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import DomainError
-from reviewer_recommender.services.draft_rules import own_pairs
+from reviewer_recommender.services.draft_rules import limits_held, own_pairs
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.ids import id_problem, reviewer_id_form
 from reviewer_recommender.services.pair_rules import addition_obstacles
+from reviewer_recommender.services.pairs import score_batch
 from reviewer_recommender.services.run_edits import Applied, EditRequest, Outcome, change, mutate
 from reviewer_recommender.storage.models import (
     AssignmentPair,
@@ -329,17 +330,23 @@ def _run_rows(
     """Apply ``rows`` in order, each in a savepoint: a row the edit refuses is rolled back
     alone and listed in ``refused``. ``skipped``: the file's lines the checks left out."""
     tightening = True
-    for item in rows:
-        edit = EditRequest(item.action, item.paper_id, item.reviewer_id, None, reason, True)
-        savepoint = session.begin_nested()
-        try:
-            outcome = mutate(explainers, session, row, edit, actor, check_limits=False)
-        except DomainError as error:
-            savepoint.rollback()
-            refused.append(Problem(item.line, None, error.code, str(error.detail)))
-            continue
-        savepoint.commit()
-        tightening = tightening and outcome.tightening
+    added = [(r.paper_id, r.reviewer_id) for r in rows if r.action in ADDING]
+    # the rows' limits read once, and their new pairs scored in one call (not one each)
+    with (
+        limits_held(session, row),
+        score_batch(explainers, session, row.venue_id, added, pool=row.pool),
+    ):
+        for item in rows:
+            edit = EditRequest(item.action, item.paper_id, item.reviewer_id, None, reason, True)
+            savepoint = session.begin_nested()
+            try:
+                outcome = mutate(explainers, session, row, edit, actor, check_limits=False)
+            except DomainError as error:
+                savepoint.rollback()
+                refused.append(Problem(item.line, None, error.code, str(error.detail)))
+                continue
+            savepoint.commit()
+            tightening = tightening and outcome.tightening
     applied = len(rows) - len(refused)
     return Outcome(
         tightening, [], {"source": source, "rows": applied, "skipped": skipped + len(refused)}

@@ -17,7 +17,8 @@ some) into venue rules, audited.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -77,6 +78,18 @@ def draft_max_loads(session: Session, assignment_id: int) -> dict[str, int]:
     }
 
 
+@contextmanager
+def limits_held(session: Session, row: AssignmentRow) -> Iterator[None]:
+    """Within: :func:`run_limits` of ``row`` is read once, for changes that touch no limit
+    (a bulk file's pairs, pins and forbids: each row's checks read the same limits)."""
+    key = ("run-limits", row.id)
+    session.info[key] = run_limits(session, row)
+    try:
+        yield
+    finally:
+        session.info.pop(key, None)
+
+
 def rule_of(session: Session, row: AssignmentRow, kind: str, pair: Pair) -> DraftRule | None:
     return session.get(DraftRule, (row.id, kind, pair[0], pair[1]))
 
@@ -84,6 +97,9 @@ def rule_of(session: Session, row: AssignmentRow, kind: str, pair: Pair) -> Draf
 def run_limits(session: Session, row: AssignmentRow) -> Limits:
     """The demand and loads ``row`` is held to now: its parameters, its pool's stored venue
     tables, then its own max loads (a re-assignment's withdrawals) over those."""
+    held: Limits | None = session.info.get(("run-limits", row.id))
+    if held is not None:
+        return held
     limits = resolve_limits(session, row.venue_id, {**(row.parameters or {}), "pool": row.pool})
     own = draft_max_loads(session, row.id)
     if not own:

@@ -28,7 +28,14 @@ from recommender.corpus import InputError, Problem
 from recommender.io import read_bids, read_pair_constraints
 from reviewer_recommender.services.ids import text_problem
 from reviewer_recommender.storage.frames import rows_frame
-from reviewer_recommender.storage.models import Bid, Conflict, Pin, ReviewerRow, SubmissionRow
+from reviewer_recommender.storage.models import (
+    Bid,
+    Conflict,
+    ConflictDismissal,
+    Pin,
+    ReviewerRow,
+    SubmissionRow,
+)
 from reviewer_recommender.storage.repository import audit
 
 BID_LABEL_MAX_LENGTH = 50  # the bids table's label column
@@ -163,8 +170,9 @@ def refresh_bid_conflicts(session: Session, venue_id: str) -> None:
 def store_pair_constraints(
     session: Session, venue_id: str, content: bytes, name: str, actor: str
 ) -> Stored:
-    """Replace the venue's uploaded conflicts by the file's ``-1`` rows and add its ``1``
-    rows as pins (pins already there are kept); commits."""
+    """Replace the venue's uploaded conflicts by the file's ``-1`` rows (but those a chair
+    dismissed, which stay dismissed until restored) and add its ``1`` rows as pins (pins
+    already there are kept); commits."""
     frame = read_pair_constraints(content, name)
     check_known_ids(session, venue_id, frame, name)
     forbidden = frame[frame["value"] < 0]
@@ -172,6 +180,23 @@ def store_pair_constraints(
     session.execute(
         delete(Conflict).where(Conflict.venue_id == venue_id, Conflict.source == "uploaded")
     )
+    # an uploaded conflict a chair dismissed stays dismissed (until restored): the file's
+    # row for it only updates what a restore brings back
+    dismissed = {
+        (str(row.paper_id), str(row.reviewer_id)): row
+        for row in session.scalars(
+            select(ConflictDismissal).where(
+                ConflictDismissal.venue_id == venue_id, ConflictDismissal.source == "uploaded"
+            )
+        )
+    }
+    if dismissed and len(forbidden):
+        keys = list(zip(forbidden["paper_id"], forbidden["reviewer_id"], strict=True))
+        for key in keys:
+            if key in dismissed:
+                dismissed[key].conflict_reason = name
+        forbidden = forbidden[[key not in dismissed for key in keys]]
+    kept_dismissed = len(frame[frame["value"] < 0]) - len(forbidden)
     if len(forbidden):
         session.execute(
             insert(Conflict),
@@ -204,6 +229,7 @@ def store_pair_constraints(
         source=name,
         conflicts=len(forbidden),
         pins=len(new_pins),
+        dismissed_kept=kept_dismissed,
     )
     session.commit()
     return Stored(created=len(forbidden) + len(new_pins), updated=0, total=len(frame))

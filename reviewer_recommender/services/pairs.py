@@ -3,13 +3,17 @@ affinity and assignment routers)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from recommender.affinity.explain import Explanation
 from recommender.bids import excludes
-from reviewer_recommender.errors import StateConflict
+from reviewer_recommender.errors import DomainError, StateConflict
 from reviewer_recommender.services.affinity_upload import explanation_unavailable, is_uploaded
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.results import PairScoreOut
@@ -143,3 +147,110 @@ def _readable(
             folded["parts"]["bid"] = None
         folded["sentence"] = evidence.sentence
     return {"available": True, **folded}
+
+
+Pair = tuple[str, str]
+CHUNK = 500  # papers per IN (...) query
+
+
+def _batch(session: Session, venue_id: str, pool: str) -> dict[Pair, tuple[int, float]]:
+    found: dict[Pair, tuple[int, float]] = session.info.get(("pair-batch", venue_id, pool), {})
+    return found
+
+
+def batched_score(
+    session: Session, venue_id: str, pool: str, paper_id: str, reviewer_id: str
+) -> float | None:
+    """The pair's score from the running :func:`score_batch` (stored as a requested pair,
+    as :func:`pair_score` with ``store`` does); None if the batch did not score it."""
+    # taken once: the pair is stored from here on (a later row, if any, finds it stored)
+    found = _batch(session, venue_id, pool).pop((paper_id, reviewer_id), None)
+    if found is None:
+        return None
+    run_id, score = found
+    session.add(
+        AffinityScore(
+            run_id=run_id, paper_id=paper_id, reviewer_id=reviewer_id, score=score, requested=True
+        )
+    )
+    session.flush()
+    return score
+
+
+@contextmanager
+def score_batch(
+    explainers: ExplainerCache,
+    session: Session,
+    venue_id: str,
+    pairs: Sequence[Pair],
+    *,
+    pool: str = DEFAULT_POOL,
+) -> Iterator[None]:
+    """Within: :func:`batched_score` gives the scores of ``pairs`` the latest run (of
+    ``pool``) has not stored, from one vectorized call of the run's saved model
+    (:meth:`recommender.affinity.model.AffinityModel.pair_scores`), their bids folded in as
+    :func:`pair_score` folds them, instead of an explanation each. Pairs the model cannot
+    score (uploaded scores, no saved model, a paper or reviewer after the run) are left to
+    :func:`pair_score`, which refuses them as before."""
+    key = ("pair-batch", venue_id, pool)
+    try:
+        run = require_run(session, venue_id, pool)
+        if not is_uploaded(run.config):
+            session.info[key] = _scored(explainers, session, run, pairs)
+    except DomainError:
+        pass
+    try:
+        yield
+    finally:
+        session.info.pop(key, None)
+
+
+def _scored(
+    explainers: ExplainerCache, session: Session, run: Any, pairs: Sequence[Pair]
+) -> dict[Pair, tuple[int, float]]:
+    wanted = set(pairs)
+    papers = sorted({p for p, _ in wanted})
+    stored: set[Pair] = set()
+    bids: dict[Pair, Bid] = {}
+    for start in range(0, len(papers), CHUNK):
+        chunk = papers[start : start + CHUNK]
+        stored.update(
+            (str(p), str(r))
+            for p, r in session.execute(
+                select(AffinityScore.paper_id, AffinityScore.reviewer_id).where(
+                    AffinityScore.run_id == run.id, AffinityScore.paper_id.in_(chunk)
+                )
+            )
+        )
+        bids.update(
+            {
+                (bid.paper_id, bid.reviewer_id): bid
+                for bid in session.scalars(
+                    select(Bid).where(Bid.venue_id == run.venue_id, Bid.paper_id.in_(chunk))
+                )
+            }
+        )
+    missing = sorted(wanted - stored)
+    if not missing:
+        return {}
+    model, _stale = explainers.model(session, run)
+    indexed = {pair: _indices(model, pair) for pair in missing}
+    known = [pair for pair, at in indexed.items() if at is not None]
+    at = np.array([indexed[pair] for pair in known], dtype=np.int64).reshape(-1, 2)
+    scores = model.pair_scores(at[:, 0], at[:, 1])
+    found: dict[Pair, tuple[int, float]] = {}
+    for pair, value in zip(known, scores.tolist(), strict=True):
+        bid = bids.get(pair)
+        score = float(value)
+        if bid is not None:
+            score = fold_pair_bid(score, model.params.bid_weight, bid.label, bid.bid)
+        found[pair] = (int(run.id), score)
+    return found
+
+
+def _indices(model: Any, pair: Pair) -> tuple[int, int] | None:
+    """The model's indices of the pair; None when it came after the run."""
+    try:
+        return model.paper_index(pair[0]), model.reviewer_index(pair[1])
+    except KeyError:
+        return None

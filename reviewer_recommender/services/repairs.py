@@ -19,7 +19,6 @@ is never hidden. A candidate who fits nowhere is offered over their quota (the e
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,43 +28,16 @@ from sqlalchemy.orm import Session
 
 from matching import AssignmentProblem, FlowSolver, Infeasible
 from reviewer_recommender.errors import InvalidRequest, StateConflict
-from reviewer_recommender.services.draft_rules import pins_with_draft, run_limits
-from reviewer_recommender.services.pair_rules import addition_obstacles
-from reviewer_recommender.services.publishing import run_pairs
+from reviewer_recommender.services.draft_pairs import Draft, allowed
+from reviewer_recommender.services.draft_rules import run_limits
 from reviewer_recommender.storage.models import AffinityScore, AssignmentPair, AssignmentRow
 from reviewer_recommender.storage.names import lookup
 from reviewer_recommender.storage.repository import require_paper
 
 Pair = tuple[str, str]
-BLOCKING = ("conflict", "bid", "forbid", "unscored")
 CANDIDATES = 8  # better candidates tried per paper
 NEIGHBOURHOOD = 60  # papers at most in one re-solve
 HOP = 5  # best-scored reviewers of each paper a chain may pass through
-
-
-@dataclass
-class Draft:
-    """A draft's pairs, loads and limits, read once."""
-
-    row: AssignmentRow
-    pairs: pd.DataFrame  # paper_id, reviewer_id, score, pinned
-    pinned: set[Pair]
-    loads: dict[str, int]
-
-    @classmethod
-    def read(cls, session: Session, row: AssignmentRow) -> Draft:
-        pairs = run_pairs(session, row.id)
-        pins = pins_with_draft(session, row)
-        pinned = set(zip(pins["paper_id"], pins["reviewer_id"], strict=True))
-        pinned |= set(
-            zip(
-                pairs.loc[pairs["pinned"], "paper_id"],
-                pairs.loc[pairs["pinned"], "reviewer_id"],
-                strict=True,
-            )
-        )
-        loads = {str(k): int(v) for k, v in pairs.groupby("reviewer_id").size().items()}
-        return cls(row, pairs, pinned, loads)
 
 
 SCORE_COLUMNS = ["paper_id", "reviewer_id", "score"]
@@ -93,27 +65,13 @@ def _scores(session: Session, row: AssignmentRow, papers: Sequence[str]) -> pd.D
     return pd.DataFrame(found, columns=SCORE_COLUMNS)
 
 
-def _allowed(
-    session: Session, row: AssignmentRow, table: pd.DataFrame, draft: Draft
-) -> pd.DataFrame:
-    """The rows of ``table`` the draft may hold: its own pairs, and pairs nothing but a
-    limit stops (the one rule)."""
-    held = set(
-        zip(draft.pairs["paper_id"].tolist(), draft.pairs["reviewer_id"].tolist(), strict=True)
-    )
-    keys = list(zip(table["paper_id"].tolist(), table["reviewer_id"].tolist(), strict=True))
-    fresh = [k for k in keys if k not in held]
-    found = addition_obstacles(session, row, fresh, replacing=True)
-    blocked = {k for k, obstacles in found.items() if any(o.kind in BLOCKING for o in obstacles)}
-    return table[[k not in blocked for k in keys]].reset_index(drop=True)
-
-
 def neighbourhood_table(
     session: Session, row: AssignmentRow, draft: Draft, papers: list[str]
 ) -> pd.DataFrame:
     """The pairs ``papers`` may have: those the draft holds, and the scored pairs nothing
     but a limit stops."""
-    table = _allowed(session, row, _scores(session, row, papers), draft)
+    draft.add_papers(papers)
+    table = allowed(session, row, _scores(session, row, papers), draft)
     held = draft.pairs[draft.pairs["paper_id"].isin(papers)][["paper_id", "reviewer_id", "score"]]
     return (
         pd.concat([held, table], ignore_index=True)
@@ -149,13 +107,13 @@ def solve_papers(
     """The best pairs of ``papers`` (rows of ``table``) with their ``demand``, the draft's
     pins and ``forced`` in, every other pair of the draft unchanged (each reviewer's room:
     their max load less their load on other papers); None if there is none."""
+    draft.add_papers(papers)
     inside = draft.pairs["paper_id"].isin(papers)
-    outside_load = draft.pairs.loc[~inside].groupby("reviewer_id").size()
+    inside_load = draft.pairs.loc[inside].groupby("reviewer_id").size()
     reviewers = sorted(set(table["reviewer_id"]))
-    room = pd.Series(limits.max_array(reviewers), index=reviewers) - outside_load.reindex(
-        reviewers, fill_value=0
-    )
-    rows = set(zip(table["paper_id"], table["reviewer_id"], strict=True))
+    outside_load = draft.loads_of(reviewers) - inside_load.reindex(reviewers, fill_value=0)
+    room = pd.Series(limits.max_array(reviewers), index=reviewers) - outside_load
+    rows = set(zip(table["paper_id"].tolist(), table["reviewer_id"].tolist(), strict=True))
     pins = [pair for pair in draft.pinned if pair in rows]
     forced_rows = pd.DataFrame(
         [*pins, *forced], columns=["paper_id", "reviewer_id"]
@@ -229,16 +187,17 @@ def _neighbourhoods(
     the paper, the papers the candidate reviews, the papers of those papers' best-scored
     reviewers (a chain through them), and the papers of ``paper_id``'s own reviewers (where
     a displaced reviewer may go), at most :data:`NEIGHBOURHOOD`."""
-    by_reviewer = draft.pairs.groupby("reviewer_id")["paper_id"].agg(list).to_dict()
-    mine = [r for r in draft.pairs.loc[draft.pairs["paper_id"] == paper_id, "reviewer_id"]]
+    mine = sorted(draft.pairs.loc[draft.pairs["paper_id"] == paper_id, "reviewer_id"])
+    by_reviewer = draft.papers_of([*candidates, *mine])
     first = {c: [p for p in by_reviewer.get(c, []) if p != paper_id] for c in candidates}
     hop = sorted({p for ps in first.values() for p in ps})
     best = (
         _scores(session, row, hop)
-        .sort_values(["paper_id", "score"], ascending=[True, False])
+        .sort_values(["paper_id", "score", "reviewer_id"], ascending=[True, False, True])
         .groupby("paper_id")
         .head(HOP)
     )
+    by_reviewer.update(draft.papers_of(set(best["reviewer_id"]) - set(by_reviewer)))
     next_of = best.groupby("paper_id")["reviewer_id"].agg(list).to_dict()
     around = [p for r in mine for p in by_reviewer.get(r, [])]
     return {
@@ -262,19 +221,26 @@ def _neighbourhoods(
 
 
 def find_repairs(
-    session: Session, row: AssignmentRow, paper_id: str, limit: int = CANDIDATES
+    session: Session,
+    row: AssignmentRow,
+    paper_id: str,
+    limit: int = CANDIDATES,
+    *,
+    whole: bool = False,
 ) -> dict[str, Any]:
     """The better candidates of ``paper_id`` in draft ``row``, each with the exact repair
-    that brings them in (``PaperRepairsOut``), best gain on the paper first."""
+    that brings them in (``PaperRepairsOut``), best gain on the paper first. Only the pairs
+    the repairs touch are read; ``whole``: read the whole draft first (the same answer,
+    slower: the benchmark's and the tests' reference)."""
     require_paper(session, row.venue_id, paper_id)
     session.info.pop(("repair-scores", row.id), None)  # scores are read once per call
-    draft = Draft.read(session, row)
+    draft = Draft.read(session, row, None if whole else [paper_id])
     limits = run_limits(session, row)
     mine = draft.pairs[draft.pairs["paper_id"] == paper_id]
     movable = mine[[(paper_id, r) not in draft.pinned for r in mine["reviewer_id"]]]
     weakest = float(movable["score"].min()) if len(movable) else None
     short = len(mine) < limits.demand_of(paper_id)
-    own = _allowed(session, row, _scores(session, row, [paper_id]), draft)
+    own = allowed(session, row, _scores(session, row, [paper_id]), draft)
     own = own[~own["reviewer_id"].isin(set(mine["reviewer_id"]))]
     if not short:
         own = own[own["score"] > (weakest if weakest is not None else np.inf)]
@@ -292,6 +258,7 @@ def find_repairs(
         if neighbourhoods
         else pd.DataFrame(columns=["paper_id", "reviewer_id", "score"])
     )
+    draft.loads_of(sorted(set(everything["reviewer_id"])))  # every solve's loads at once
     for reviewer_id, score in zip(own["reviewer_id"], own["score"], strict=True):
         papers = neighbourhoods[reviewer_id]
         table = everything[everything["paper_id"].isin(papers)].reset_index(drop=True)
@@ -299,7 +266,7 @@ def find_repairs(
             ["paper_id", "reviewer_id", "score"]
         ]
         new = _solve(draft, limits, table, papers, (paper_id, reviewer_id))
-        load, most = draft.loads.get(reviewer_id, 0), limits.max_of(reviewer_id)
+        load, most = int(draft.loads_of([reviewer_id]).iloc[0]), limits.max_of(reviewer_id)
         item: dict[str, Any] = {
             "reviewer_id": reviewer_id,
             "score": float(score),

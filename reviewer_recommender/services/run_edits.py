@@ -47,7 +47,7 @@ from reviewer_recommender.services.edit_effects import (
 from reviewer_recommender.services.edits import ConstraintEdit, standing_edit
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.pair_rules import addition_obstacles
-from reviewer_recommender.services.pairs import pair_score
+from reviewer_recommender.services.pairs import batched_score, pair_score
 from reviewer_recommender.services.publishing import (
     claim_version,
     edited_summary,
@@ -165,16 +165,19 @@ def _add_pair(
     not store it); an existing pair is pinned when ``pinned``."""
     existing = session.get(AssignmentPair, (row.id, paper_id, reviewer_id))
     if existing is None:
-        score = pair_score(
-            explainers,
-            session,
-            row.venue_id,
-            paper_id,
-            reviewer_id,
-            explain=False,
-            store=True,
-            pool=row.pool,
-        ).score
+        score = batched_score(session, row.venue_id, row.pool, paper_id, reviewer_id)
+        if score is None:
+            score = pair_score(
+                explainers,
+                session,
+                row.venue_id,
+                paper_id,
+                reviewer_id,
+                explain=False,
+                store=True,
+                marks=False,  # only the score is needed
+                pool=row.pool,
+            ).score
         session.add(
             AssignmentPair(
                 assignment_id=row.id,

@@ -5,9 +5,11 @@ line; the preview, the history and the audit log count the same."""
 
 from __future__ import annotations
 
+import csv as csv_module
+import io
 from typing import Any
 
-from api_helpers import load_venue
+from api_helpers import TFIDF, load_venue
 from conftest import Api
 
 PARAMS = {"reviewers_per_paper": 1, "max_load": 2, "solver": "flow"}
@@ -207,3 +209,50 @@ def test_additions_over_limits_need_force(api: Api) -> None:
     assert ("P1", extra) in v.pairs()
     summary = forced.json()["assignment"]["summary"]
     assert summary["constraints"]["satisfied"] is False
+
+
+def test_non_candidate_additions_are_scored_at_once_as_one_by_one(api: Api) -> None:
+    """A file's pairs the run did not store are scored in one call of the saved model:
+    each previewed and applied score is the pair's own score (as its explanation gives
+    it)."""
+    v = Venue(api)
+    job = api.call(
+        "POST", f"/venues/{v.venue}/affinity/jobs", v.chair, json={"config": TFIDF, "top_n": 2}
+    ).json()
+    assert job["state"] == "succeeded", job
+    job = api.call("POST", f"/venues/{v.venue}/assignments", v.chair, json=PARAMS).json()
+    v.run = int(job["result"]["assignment_id"])
+    v.base = f"/venues/{v.venue}/assignments/{v.run}"
+    stored = {
+        (r["paper_id"], r["reviewer_id"])
+        for r in csv_module.DictReader(
+            io.StringIO(api.call("GET", f"/venues/{v.venue}/affinity/export", v.chair).text)
+        )
+    }
+    held = v.pairs()
+    fresh = [
+        (p, r)
+        for p in ("P1", "P2", "P3", "P4")
+        for r in REVIEWERS
+        if (p, r) not in stored and (p, r) not in held
+    ][:5]
+    assert len(fresh) >= 3
+    one_by_one = {
+        (p, r): api.call(
+            "GET",
+            f"/venues/{v.venue}/affinity/pairs/{p}/{r}",
+            v.chair,
+            params={"explain": "true"},
+        ).json()["score"]
+        for p, r in fresh
+    }
+    csv = "".join(f"{p},{r},add\n" for p, r in fresh)
+    preview = v.preview(csv)
+    previewed = {
+        (a["paper_id"], a["reviewer_id"]): a["score"] for a in preview["additions"]["items"]
+    }
+    assert previewed == one_by_one
+    applied = v.apply(csv, version=preview["version"], force=True)
+    assert applied.status_code == 200, applied.text
+    after = v.pairs()
+    assert {pair: after[pair] for pair in fresh} == one_by_one

@@ -227,3 +227,56 @@ def test_declared_conflicts_block_the_pair_and_can_be_dismissed(api: Api) -> Non
     ).json()["sources"] == ["declared"]
     assert ("P3", "Free_Person1", "declared") not in _conflicts(api, venue, chair)
     assert _check(api, venue, chair, run) == []
+
+
+def test_a_dismissed_uploaded_conflict_stays_dismissed_across_re_uploads(api: Api) -> None:
+    venue, chair, _viewer = _venue(api)
+
+    def upload(name: str, rows: str) -> None:
+        response = api.call(
+            "POST",
+            f"/venues/{venue}/constraints/upload",
+            chair,
+            files={"file": (name, f"paper_id,reviewer_id,value\n{rows}".encode())},
+        )
+        assert response.status_code == 200, response.text
+
+    upload("first.csv", "P1,Free_Person1,-1\nP3,Ann_Old1,-1\n")
+    assert {("P1", "Free_Person1", "uploaded"), ("P3", "Ann_Old1", "uploaded")} <= _conflicts(
+        api, venue, chair
+    )
+    pair = f"/venues/{venue}/conflicts/P1/Free_Person1"
+    dismissed = api.call("POST", f"{pair}/dismiss", chair, json={"reason": "not a conflict"})
+    assert dismissed.status_code == 200 and dismissed.json()["sources"] == ["uploaded"]
+    # the same file again, and a corrected one still naming the pair: it stays dismissed
+    upload("first.csv", "P1,Free_Person1,-1\nP3,Ann_Old1,-1\n")
+    upload("second.csv", "P1,Free_Person1,-1\nP2,Ann_Old1,-1\n")
+    found = _conflicts(api, venue, chair)
+    assert ("P1", "Free_Person1", "uploaded") not in found
+    assert ("P2", "Ann_Old1", "uploaded") in found and ("P3", "Ann_Old1", "uploaded") not in found
+    # re-detection (a new affinity run, a policy saved again) keeps it out too
+    job = api.call("POST", f"/venues/{venue}/affinity/jobs", chair, json={"config": TFIDF})
+    assert job.json()["state"] == "succeeded", job.text
+    policy = api.call("GET", f"/venues/{venue}/conflict-policy", chair).json()
+    saved = api.call("PUT", f"/venues/{venue}/conflict-policy", chair, json=policy["policy"])
+    assert saved.status_code == 200, saved.text
+    assert ("P1", "Free_Person1", "uploaded") not in _conflicts(api, venue, chair)
+    listed = api.call("GET", f"/venues/{venue}/conflicts/dismissed", chair).json()["items"]
+    assert [(d["paper_id"], d["reviewer_id"], d["source"]) for d in listed] == [
+        ("P1", "Free_Person1", "uploaded")
+    ]
+    audit = api.call("GET", f"/venues/{venue}/audit", chair, params={"limit": 1}).json()
+    assert audit["items"][0]["action"] in {"conflict_policy.set", "constraints.upload"}
+    # the chair restores it: back, with the latest file's reason; the next upload keeps it
+    restored = api.call("POST", f"{pair}/restore", chair, json={"reason": "it is one"})
+    assert restored.status_code == 200, restored.text
+    assert ("P1", "Free_Person1", "uploaded") in _conflicts(api, venue, chair)
+    items = api.call("GET", f"/venues/{venue}/conflicts", chair, params={"limit": 1000}).json()
+    reason = next(
+        c["reason"]
+        for c in items["items"]
+        if (c["paper_id"], c["reviewer_id"], c["source"]) == ("P1", "Free_Person1", "uploaded")
+    )
+    assert "second.csv" in reason
+    upload("second.csv", "P1,Free_Person1,-1\nP2,Ann_Old1,-1\n")
+    assert ("P1", "Free_Person1", "uploaded") in _conflicts(api, venue, chair)
