@@ -159,13 +159,15 @@ def test_estimate_warns_and_offers_the_faster_model_in_one_click(
 def test_the_running_jobs_card_shows_texts_embedded_rate_and_time_left(
     page: Any, live_server: LiveServer, console_errors: list[str]
 ) -> None:
-    _venue_id, chair = _many_papers_venue(live_server, "texts", 15)
+    _venue_id, chair = _many_papers_venue(live_server, "texts", 40)
+    # 403 texts: several progress reports, each shown for ~2 s, on a fast machine too (the card
+    # is polled every 0.3 s; a job of one chunk would end before a poll saw it running)
     sign_in(page, chair)
     open_tab(page, "Compute")
     box = page.get_by_test_id("affinity-estimate")
     page.get_by_label("Embedding model").select_option("all-MiniLM-L6-v2")
     # (the three submissions may be cached by an earlier test)
-    expect(box).to_contain_text(re.compile(r"15\d of 153 texts to embed with all-MiniLM-L6-v2"))
+    expect(box).to_contain_text(re.compile(r"40\d of 403 texts to embed with all-MiniLM-L6-v2"))
     page.evaluate(
         """() => {
           window.textsSeen = [];
@@ -180,7 +182,7 @@ def test_the_running_jobs_card_shows_texts_embedded_rate_and_time_left(
     page.get_by_role("button", name="Compute affinity").click()
     card = wait_for_job(page, "affinity", timeout_ms=4 * JOB_TIMEOUT_MS)
     seen = page.evaluate("window.textsSeen")
-    assert any(re.search(r"of 15\d texts embedded · [\d.,]+ texts/s", s) for s in seen), seen
+    assert any(re.search(r"of 40\d texts embedded · [\d.,]+ texts/s", s) for s in seen), seen
     expect(card.get_by_test_id("job-texts")).to_be_hidden()
     # the texts are cached now: nothing left to embed
     expect(box).to_contain_text("every text is already embedded with all-MiniLM-L6-v2")
