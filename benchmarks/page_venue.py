@@ -1,10 +1,15 @@
-"""A large venue for the chair page, written straight into a service's database (seconds, not
-the minutes of scoring real texts): ``papers`` submissions with made-up titles and
-``reviewers`` named reviewers with affiliations, and one affinity run of ``candidates``
-stored scores per paper. Solving (through the service) makes its runs. Deterministic.
+"""A large venue for the chair page, written straight into a service's database:
+``papers`` submissions with made-up titles and synthetic abstracts, ``reviewers`` named
+reviewers with affiliations and 3 synthetic publications each
+(benchmarks/synthetic_venue.py's texts), and, with ``stored_scores``, one affinity run of
+``candidates`` random stored scores per paper written straight in (seconds; that run has no
+fitted model, so explanations answer 409 ``no_saved_model``). Without ``stored_scores`` the
+caller scores the venue as the product does (``POST /venues/{v}/affinity/jobs``). Solving
+(through the service) makes its runs. Deterministic.
 
-Shared by ``benchmarks/bench_page_scale.py`` (10,000 × 10,000) and the Chromium tests'
-2,000-paper venue (tests/e2e/test_page_scale.py).
+Shared by ``benchmarks/bench_page_scale.py`` (10,000 × 10,000, scored through the API's
+TF-IDF job) and the Chromium tests' 2,000-paper venue (tests/e2e/test_page_scale.py, stored
+scores).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from sqlalchemy import insert, select
 
+from benchmarks.synthetic_venue import VenueShape, synthetic_venue_corpus
 from recommender.corpus import Reviewer, Submission
 from reviewer_recommender.storage.db import Database
 from reviewer_recommender.storage.models import (
@@ -110,9 +116,22 @@ def build_page_venue(
     reviewers: int,
     candidates: int = 20,
     seed: int = 0,
+    stored_scores: bool = True,
 ) -> None:
-    """Create venue ``venue_id`` with its submissions, reviewers and one affinity run."""
+    """Create venue ``venue_id`` with its submissions and reviewers, and (``stored_scores``)
+    one affinity run of random scores."""
     rng = np.random.default_rng(seed)
+    texts = synthetic_venue_corpus(
+        VenueShape(
+            n_papers=papers,
+            n_reviewers=reviewers,
+            pubs_per_reviewer=3,
+            n_topics=100,
+            min_words=40,
+            max_words=80,
+        ),
+        seed,
+    )
     words = np.array(WORDS)
     picks = rng.integers(0, len(words), size=(papers, 5))
     database = Database(database_url)
@@ -126,7 +145,7 @@ def build_page_venue(
                     Submission(
                         id=paper_id(i),
                         title=" ".join(words[picks[i]]).capitalize() + f" ({i + 1})",
-                        abstract="",
+                        abstract=texts.submissions[i].abstract,
                     ),
                 )
                 for i in range(papers)
@@ -139,6 +158,7 @@ def build_page_venue(
                         name=reviewer_id(i).rstrip("0123456789").replace("_", " "),
                         email=f"r{i + 1}@example.org",
                         affiliation=AFFILIATIONS[i % len(AFFILIATIONS)],
+                        publications=texts.reviewers[i].publications,
                     ),
                 )
                 for i in range(reviewers)
@@ -153,6 +173,9 @@ def build_page_venue(
                         for p in people[start : start + 5000]
                     ]
                     session.execute(insert(PoolMember), members)
+            if not stored_scores:
+                session.commit()
+                return
             version = session.scalar(select(Venue.corpus_version).where(Venue.id == venue_id))
             run = AffinityRun(
                 venue_id=venue_id,
