@@ -260,8 +260,7 @@ def start_job(
     return job
 
 
-# seconds a client refused for a full job queue is told to wait (Retry-After): about as
-# long as a small job takes, so the page's next try finds a place once one has ended
+# seconds a client refused for a full job queue is told to wait (Retry-After)
 JOB_QUEUE_RETRY_AFTER = 30
 
 
@@ -269,14 +268,9 @@ def _refuse_beyond_queue_bound(runner: JobRunner, session: Session, venue_id: st
     """Roll back and raise 429 ``too_many_jobs`` when the venue already has as many jobs
     queued or running as the runner allows."""
     limit = runner.max_queued_per_venue
-    waiting = int(
-        session.scalar(
-            select(func.count(Job.id)).where(
-                Job.venue_id == venue_id, Job.state.in_(("queued", "running"))
-            )
-        )
-        or 0
-    )
+    active = Job.state.in_(("queued", "running"))
+    waiting = session.scalar(select(func.count(Job.id)).where(Job.venue_id == venue_id, active))
+    waiting = int(waiting or 0)
     if waiting < limit:
         return
     session.rollback()
