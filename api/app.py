@@ -109,6 +109,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             ),
             cancel_grace=settings.job_cancel_grace_seconds,
             venue_cap=settings.venue_job_cap,
+            max_queued_per_venue=settings.max_queued_jobs_per_venue,
         )
         runner.start()
         app.state.database = database

@@ -36,6 +36,7 @@ from reviewer_recommender.errors import (
     NotFound,
     StateConflict,
     TooLarge,
+    TooMany,
     Unauthenticated,
 )
 
@@ -92,6 +93,7 @@ DOMAIN_STATUS: dict[type[DomainError], int] = {
     StateConflict: 409,
     TooLarge: 413,
     InvalidRequest: 422,
+    TooMany: 429,
 }
 
 
@@ -135,6 +137,8 @@ def install_error_handlers(app: FastAPI) -> None:
     async def domain_error(_request: Request, error: DomainError) -> Response:
         status_code = domain_status(error)
         headers = {"WWW-Authenticate": "Bearer"} if status_code == 401 else None
+        if status_code == 429 and "retry_after" in error.extra:
+            headers = {"Retry-After": str(int(error.extra["retry_after"]))}
         return AsciiJSONResponse(
             error_body(status_code, error.detail, error.code, **error.extra),
             status_code=status_code,

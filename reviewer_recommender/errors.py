@@ -12,6 +12,9 @@ exit code and a message). Nothing below the faces raises an HTTP error.
 - :class:`Forbidden`: the caller may not do this (HTTP 403).
 - :class:`Unauthenticated`: the caller is not known (HTTP 401).
 - :class:`TooLarge`: the request is larger than the service accepts (HTTP 413).
+- :class:`TooMany`: the caller already has as much going on as the service allows (a
+  venue's queue of jobs is full); ``retry_after`` in seconds, when given, says when to try
+  again (HTTP 429 with ``Retry-After``).
 """
 
 from __future__ import annotations
@@ -58,6 +61,10 @@ class Unauthenticated(DomainError):
 
 class TooLarge(DomainError):
     default_code = "payload_too_large"
+
+
+class TooMany(DomainError):
+    default_code = "too_many_requests"
 
 
 def not_found(what: str, identifier: object) -> NotFound:

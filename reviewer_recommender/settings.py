@@ -39,6 +39,9 @@ class Settings:
     ``job_venue_cap``: jobs of one venue running at once (0: one less than ``job_workers``,
     at least 1), so another venue's job always finds a worker soon (see
     :mod:`reviewer_recommender.jobs.runner`).
+    ``max_queued_jobs_per_venue``: jobs of one venue queued or running at once; one more is
+    refused with 429 ``too_many_jobs`` and ``Retry-After``
+    (:func:`reviewer_recommender.storage.repository.start_job`).
     ``max_requests_per_venue``, ``max_requests_per_token``: requests in flight at once for
     one venue and for one token; beyond, 429 with ``Retry-After`` (:mod:`api.admission`).
     ``database_pool_size``, ``database_pool_timeout``: database connections kept (plus
@@ -63,6 +66,7 @@ class Settings:
     job_isolation: str = "process"
     job_cancel_grace_seconds: float = 2.0
     job_venue_cap: int = 0
+    max_queued_jobs_per_venue: int = 20
     max_requests_per_venue: int = 24
     max_requests_per_token: int = 12
     database_pool_size: int = 10
@@ -89,6 +93,8 @@ class Settings:
             raise ValueError("job_isolation must be 'process' or 'thread'")
         if self.job_venue_cap < 0:
             raise ValueError("job_venue_cap must be 0 (automatic) or positive")
+        if self.max_queued_jobs_per_venue < 1:
+            raise ValueError("max_queued_jobs_per_venue must be at least 1")
         if min(self.max_requests_per_venue, self.max_requests_per_token) < 1:
             raise ValueError("max_requests_per_venue and max_requests_per_token must be positive")
         if self.database_pool_size < 1 or self.database_pool_timeout <= 0:
@@ -115,6 +121,7 @@ class Settings:
         ``RECOMMENDER_MAX_UNCOMPRESSED_BYTES``, ``RECOMMENDER_MAX_COMPRESSION_RATIO``,
         ``RECOMMENDER_JOB_WORKERS``, ``RECOMMENDER_JOB_ISOLATION``,
         ``RECOMMENDER_JOB_CANCEL_GRACE_SECONDS``, ``RECOMMENDER_JOB_VENUE_CAP``,
+        ``RECOMMENDER_MAX_QUEUED_JOBS_PER_VENUE``,
         ``RECOMMENDER_MAX_REQUESTS_PER_VENUE``, ``RECOMMENDER_MAX_REQUESTS_PER_TOKEN``,
         ``RECOMMENDER_DATABASE_POOL_SIZE``, ``RECOMMENDER_DATABASE_POOL_TIMEOUT``,
         ``RECOMMENDER_INLINE_JOBS``, ``RECOMMENDER_RUN_MIGRATIONS``,
@@ -135,6 +142,7 @@ class Settings:
             job_isolation=env.get("RECOMMENDER_JOB_ISOLATION", "process"),
             job_cancel_grace_seconds=float(env.get("RECOMMENDER_JOB_CANCEL_GRACE_SECONDS", 2.0)),
             job_venue_cap=int(env.get("RECOMMENDER_JOB_VENUE_CAP", 0)),
+            max_queued_jobs_per_venue=int(env.get("RECOMMENDER_MAX_QUEUED_JOBS_PER_VENUE", 20)),
             max_requests_per_venue=int(env.get("RECOMMENDER_MAX_REQUESTS_PER_VENUE", 24)),
             max_requests_per_token=int(env.get("RECOMMENDER_MAX_REQUESTS_PER_TOKEN", 12)),
             database_pool_size=int(env.get("RECOMMENDER_DATABASE_POOL_SIZE", 10)),

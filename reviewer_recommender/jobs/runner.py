@@ -114,6 +114,9 @@ class JobRunner:
     ``venue_cap``: jobs of one venue running at once (default: one less than ``workers``, at
     least 1); workers take jobs round-robin across venues
     (:class:`reviewer_recommender.jobs.fair.FairExecutor`).
+    ``max_queued_per_venue``: jobs of one venue queued or running at once; starting one more
+    is refused (:func:`reviewer_recommender.storage.repository.start_job`), so a venue's
+    flood of jobs fills neither the queue nor the database.
     """
 
     def __init__(
@@ -131,6 +134,7 @@ class JobRunner:
         heartbeat_seconds: float = 5.0,
         lease_seconds: float = 60.0,
         venue_cap: int | None = None,
+        max_queued_per_venue: int = 20,
     ):
         if isolation == "process" and handler_factory is None:
             raise ValueError("process isolation needs a handler_factory ('module:function')")
@@ -141,6 +145,9 @@ class JobRunner:
         self.inline = inline
         self.workers = workers
         self.venue_cap = venue_cap or max(1, workers - 1)
+        if max_queued_per_venue < 1:
+            raise ValueError("max_queued_per_venue must be at least 1")
+        self.max_queued_per_venue = max_queued_per_venue
         self.isolation: Isolation = isolation
         self.handler_factory = handler_factory
         self.factory_args = factory_args

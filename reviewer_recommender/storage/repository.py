@@ -13,7 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from recommender.corpus import Publication, Reviewer, Submission
-from reviewer_recommender.errors import StateConflict, not_found
+from reviewer_recommender.errors import StateConflict, TooMany, not_found
 from reviewer_recommender.jobs.runner import JobRunner
 from reviewer_recommender.services.runinfo import STALE_PREFIX as STALE_PREFIX
 from reviewer_recommender.services.runinfo import stale_message as stale_message
@@ -212,7 +212,20 @@ def start_job(
     actor: str,
     rerun_of: int | None = None,
 ) -> Job:
-    """Create a queued job row (committed, with its audit entry) and hand it to the runner."""
+    """Create a queued job row (committed, with its audit entry) and hand it to the runner.
+
+    A venue holds at most ``runner.max_queued_per_venue`` jobs queued or running: one more
+    is refused (:func:`_refuse_beyond_queue_bound`), nothing written."""
+    # one start at a time per venue: writing the venue's row (to itself) locks it until the
+    # commit (PostgreSQL) or takes the database's write lock (SQLite), so the count sees
+    # every other start and concurrent starts cannot pass the bound together
+    session.execute(
+        update(Venue)
+        .where(Venue.id == venue_id)
+        .values(corpus_version=Venue.corpus_version)
+        .execution_options(synchronize_session=False)
+    )
+    _refuse_beyond_queue_bound(runner, session, venue_id)
     job = add_numbered(
         session,
         Job,
@@ -245,6 +258,31 @@ def start_job(
     runner.submit(job.id, venue_id)
     session.refresh(job)
     return job
+
+
+# seconds a client refused for a full job queue is told to wait (Retry-After)
+JOB_QUEUE_RETRY_AFTER = 30
+
+
+def _refuse_beyond_queue_bound(runner: JobRunner, session: Session, venue_id: str) -> None:
+    """Roll back and raise 429 ``too_many_jobs`` when the venue already has as many jobs
+    queued or running as the runner allows."""
+    limit = runner.max_queued_per_venue
+    active = Job.state.in_(("queued", "running"))
+    waiting = session.scalar(select(func.count(Job.id)).where(Job.venue_id == venue_id, active))
+    waiting = int(waiting or 0)
+    if waiting < limit:
+        return
+    session.rollback()
+    raise TooMany(
+        "too_many_jobs",
+        f"venue {venue_id!r} already has {waiting} jobs queued or running, the most it may "
+        f"have at once ({limit}, RECOMMENDER_MAX_QUEUED_JOBS_PER_VENUE); nothing was queued: "
+        f"start it again when one has ended (try in {JOB_QUEUE_RETRY_AFTER} s) or cancel one",
+        limit=limit,
+        waiting=waiting,
+        retry_after=JOB_QUEUE_RETRY_AFTER,
+    )
 
 
 def add_numbered(

@@ -311,3 +311,80 @@ def test_another_venues_job_starts_while_one_venue_fills_the_queue(
                 "GET", f"/venues/{busy_venue}/jobs/{q.json()['id']}", api.admin, params={"wait": 30}
             )
             assert final.json()["state"] == "succeeded"
+
+
+def test_a_venue_queues_at_most_its_bound_of_jobs_and_another_venue_still_queues(
+    database_url: str, tmp_path: Path
+) -> None:
+    """At most ``max_queued_jobs_per_venue`` jobs of a venue queued or running, however
+    many are sent at once: the rest answer 429 ``too_many_jobs`` with ``Retry-After`` and
+    words naming the bound and how many wait, nothing stored; another venue still queues,
+    and the venue queues again once its jobs have ended."""
+    settings = make_settings(
+        database_url,
+        tmp_path,
+        inline_jobs=False,
+        job_isolation="thread",
+        job_workers=2,
+        max_queued_jobs_per_venue=3,
+    )
+    app = create_app(settings)
+    release = threading.Event()
+    busy_venue = f"busy-{uuid.uuid4().hex[:6]}"
+
+    def handler(ctx: JobContext) -> None:
+        if ctx.venue_id == busy_venue:
+            release.wait(STALL)
+        with ctx.session() as session:
+            ctx.finish(session, {"venue": ctx.venue_id})
+            session.commit()
+
+    with TestClient(app) as client:
+        api = Api(client, app.state.database)
+        app.state.jobs.handlers = {"affinity": handler}
+        made = client.post(
+            "/venues", json={"id": busy_venue, "name": "busy"}, headers=api.headers(api.admin)
+        )
+        assert made.status_code == 201
+        path = f"/venues/{busy_venue}/affinity/jobs"
+        tfidf = {"config": {"method": "tfidf"}}
+        answers: list[Any] = []
+        sends = [
+            threading.Thread(
+                target=lambda: answers.append(api.call("POST", path, api.admin, json=tfidf))
+            )
+            for _ in range(8)
+        ]
+        for send in sends:
+            send.start()
+        for send in sends:
+            send.join(STALL)
+        assert sorted(a.status_code for a in answers) == [202] * 3 + [429] * 5
+        for refused in (a for a in answers if a.status_code == 429):
+            body = refused.json()
+            assert body["code"] == "too_many_jobs", body
+            assert (body["limit"], body["waiting"], body["retry_after"]) == (3, 3, 30)
+            assert refused.headers["retry-after"] == "30"
+            assert "already has 3 jobs queued or running" in body["detail"]
+            assert "(3, RECOMMENDER_MAX_QUEUED_JOBS_PER_VENUE)" in body["detail"]
+        jobs = f"/venues/{busy_venue}/jobs"
+        assert api.call("GET", jobs, api.admin).json()["total"] == 3
+        audit = api.call("GET", f"/venues/{busy_venue}/audit", api.admin).json()["items"]
+        assert [e["action"] for e in audit].count("job.affinity.start") == 3
+        # another venue is untouched by the full queue
+        other, chair, _ = api.new_venue()
+        started = api.call("POST", f"/venues/{other}/affinity/jobs", chair, json=tfidf)
+        assert started.status_code == 202, started.text
+        ended = api.call(
+            "GET", f"/venues/{other}/jobs/{started.json()['id']}", chair, params={"wait": 30}
+        )
+        assert ended.json()["state"] == "succeeded", ended.json()
+        # once the venue's jobs have ended, it queues again
+        release.set()
+        for accepted in (a for a in answers if a.status_code == 202):
+            final = api.call(
+                "GET", f"{jobs}/{accepted.json()['id']}", api.admin, params={"wait": 30}
+            )
+            assert final.json()["state"] == "succeeded", final.json()
+        again = api.call("POST", path, api.admin, json=tfidf)
+        assert again.status_code == 202, again.text

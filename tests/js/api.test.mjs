@@ -105,3 +105,22 @@ test("a request refused as too many in flight is sent again after Retry-After; a
   });
   assert.equal(calls.length, 3);
 });
+
+test("a job refused for a full queue is shown in words once, never sent again", async () => {
+  const detail = "venue 'v' already has 20 jobs queued or running, the most it may have at once " +
+    "(20, RECOMMENDER_MAX_QUEUED_JOBS_PER_VENUE); nothing was queued: start it again when one " +
+    "has ended (try in 30 s) or cancel one";
+  const { fetcher, calls } = fakeFetch([
+    { status: 429, body: { detail, code: "too_many_jobs", limit: 20, waiting: 20, retry_after: 30 } },
+  ]);
+  const api = new Api("secret", fetcher);
+  api.retryScale = 0;
+  await assert.rejects(api.post("/venues/v/affinity/jobs", { config: { method: "tfidf" } }), (error) => {
+    assert.equal(error.status, 429);
+    assert.equal(error.code, "too_many_jobs");
+    assert.equal(error.message, `429 too many requests: ${detail}`);
+    assert.equal(error.body.waiting, 20);
+    return true;
+  });
+  assert.equal(calls.length, 1);
+});
