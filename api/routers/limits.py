@@ -20,7 +20,7 @@ from api.ids import PaperIdPath, PoolQuery, ReviewerIdPath, VenueIdPath
 from api.page_schemas import DeletedOut
 from api.schemas import Page, PaperDemandOut, ReviewerMaxLoadOut, UploadResult
 from api.uploads import CollectionPaused, upload_bytes, upload_name
-from reviewer_recommender.services import limits
+from reviewer_recommender.services import limit_uploads, limits
 from reviewer_recommender.services.results import UploadCounts
 from reviewer_recommender.storage.repository import Paged
 
@@ -51,7 +51,7 @@ def upload_paper_demands(
     changes then)."""
     name = upload_name(file, "demand.csv")
     content = upload_bytes(file, settings, name)
-    return limits.upload_demands(session, venue_id, content, name, principal.name, pool)
+    return limit_uploads.upload_demands(session, venue_id, content, name, principal.name, pool)
 
 
 @router.get("/venues/{venue_id}/paper-demands", response_model=Page[PaperDemandOut])
@@ -117,7 +117,7 @@ def upload_reviewer_max_loads(
     listed in ``skipped`` by line; 422 names every one when no row is valid."""
     name = upload_name(file, "max-loads.csv")
     content = upload_bytes(file, settings, name)
-    return limits.upload_max_loads(session, venue_id, content, name, principal.name, pool)
+    return limit_uploads.upload_max_loads(session, venue_id, content, name, principal.name, pool)
 
 
 @router.get("/venues/{venue_id}/reviewer-max-loads", response_model=Page[ReviewerMaxLoadOut])

@@ -31,16 +31,8 @@ from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from recommender.corpus import InputError, Problem
-from recommender.io import read_custom_max_papers, read_demand
 from reviewer_recommender.errors import InvalidRequest
 from reviewer_recommender.services.pools import check_pool, in_pool, not_in_pool
-from reviewer_recommender.services.results import UploadCounts
-from reviewer_recommender.services.skipped import (
-    refuse_when_nothing_valid,
-    skipped_detail,
-    skipped_lines,
-    skipped_rows,
-)
 from reviewer_recommender.storage.models import (
     DEFAULT_POOL,
     PaperDemand,
@@ -373,7 +365,7 @@ MAX_LOADS = StoredTable(
 )
 
 
-def _pool_detail(pool: str) -> dict[str, str]:
+def pool_detail(pool: str) -> dict[str, str]:
     """What an audit entry of a stored limit says of its pool (nothing for the reviewers',
     as before pools existed)."""
     return {} if pool == DEFAULT_POOL else {"pool": pool}
@@ -400,7 +392,7 @@ def delete_stored_entry(
         actor,
         f"{table.action}.delete",
         **{table.key: entry_id},
-        **_pool_detail(pool),
+        **pool_detail(pool),
     )
     session.commit()
 
@@ -415,7 +407,7 @@ def clear_stored_table(
     where = (model.venue_id == venue_id, model.pool == pool)
     count = int(session.scalar(select(func.count()).where(*where)) or 0)
     session.execute(delete(model).where(*where))
-    audit(session, venue_id, actor, f"{table.action}.clear", rows=count, **_pool_detail(pool))
+    audit(session, venue_id, actor, f"{table.action}.clear", rows=count, **pool_detail(pool))
     session.commit()
     return count
 
@@ -435,93 +427,6 @@ class ReviewerMaxLoadEntry:
     reviewer_id: str
     reviewer_name: str
     max_load: int
-
-
-def upload_demands(
-    session: Session,
-    venue_id: str,
-    content: bytes,
-    source: str,
-    actor: str,
-    pool: str = DEFAULT_POOL,
-) -> UploadCounts:
-    """Replace the pool's stored demands with the valid rows of a ``paper_id, demand`` file
-    (audited, committed). HotCRP style (:mod:`reviewer_recommender.services.skipped`): a bad
-    line (unreadable, an unknown paper, a paper given two demands) is skipped and listed;
-    the file is refused whole, nothing changed, only when no line is valid."""
-    check_demand_pool(pool)
-    problems: list[Problem] = []
-    frame = read_demand(content, source, with_lines=True, skipped=problems)
-    known = set(session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id)))
-    unknown = set(frame["paper_id"]) - known
-    frame = frame.loc[_keep(frame, "paper_id", unknown, "unknown paper id {!r}", source, problems)]
-    refuse_when_nothing_valid(len(frame), problems)
-    stored = replace_demands(session, venue_id, frame, source, pool)
-    return _uploaded(session, venue_id, actor, "paper_demands", source, stored, problems, pool)
-
-
-def upload_max_loads(
-    session: Session,
-    venue_id: str,
-    content: bytes,
-    source: str,
-    actor: str,
-    pool: str = DEFAULT_POOL,
-) -> UploadCounts:
-    """Replace the pool's stored max loads with the valid rows of a ``reviewer_id, max``
-    file (audited, committed); a bad line (unreadable, an id not of the pool, a reviewer
-    given two loads) is skipped and listed, as for :func:`upload_demands`."""
-    check_pool(pool)
-    problems: list[Problem] = []
-    frame = read_custom_max_papers(content, source, with_lines=True, skipped=problems)
-    outside = set(not_in_pool(session, venue_id, pool, list(frame["reviewer_id"])))
-    message = "unknown reviewer id {!r} in pool " + pool
-    frame = frame.loc[_keep(frame, "reviewer_id", outside, message, source, problems)]
-    refuse_when_nothing_valid(len(frame), problems)
-    stored = replace_max_loads(session, venue_id, frame, source, pool)
-    return _uploaded(session, venue_id, actor, "reviewer_max_loads", source, stored, problems, pool)
-
-
-def _keep(
-    frame: pd.DataFrame, key: str, bad: set[str], message: str, source: str, problems: list[Problem]
-) -> pd.Series:
-    """Which rows of ``frame`` (with ``line``) have a ``key`` not in ``bad``; a problem per
-    other row, naming its line (``message`` formatted with the id), appended to ``problems``."""
-    refused = frame[key].isin(bad)
-    for line, item in frame.loc[refused, ["line", key]].itertuples(index=False):
-        problems.append(Problem(source, int(line), key, message.format(item)))
-    return ~refused
-
-
-def _uploaded(
-    session: Session,
-    venue_id: str,
-    actor: str,
-    action: str,
-    source: str,
-    stored: int,
-    problems: list[Problem],
-    pool: str,
-) -> UploadCounts:
-    """Audit and commit an upload of a limit table; the answer counts what the entry says."""
-    audit(
-        session,
-        venue_id,
-        actor,
-        f"{action}.upload",
-        source=source,
-        rows=stored,
-        **skipped_detail(problems),
-        **_pool_detail(pool),
-    )
-    session.commit()
-    return UploadCounts(
-        created=stored,
-        updated=0,
-        total=stored,
-        skipped=skipped_rows(problems),
-        skipped_lines=skipped_lines(problems),
-    )
 
 
 def list_demands(
@@ -587,7 +492,7 @@ def set_demand(
         "paper_demands.set",
         paper_id=paper_id,
         demand=demand,
-        **_pool_detail(pool),
+        **pool_detail(pool),
     )
     session.commit()
     return PaperDemandEntry(paper_id=paper_id, paper_title=paper.title, demand=demand)
@@ -622,7 +527,7 @@ def set_max_load(
         "reviewer_max_loads.set",
         reviewer_id=reviewer_id,
         max_load=max_load,
-        **_pool_detail(pool),
+        **pool_detail(pool),
     )
     session.commit()
     return ReviewerMaxLoadEntry(

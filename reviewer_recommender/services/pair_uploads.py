@@ -28,6 +28,7 @@ from recommender.io import read_bids, read_pair_constraints
 from reviewer_recommender.services.ids import text_problem
 from reviewer_recommender.services.results import UploadCounts
 from reviewer_recommender.services.skipped import (
+    lines_without,
     refuse_when_nothing_valid,
     skipped_detail,
     skipped_lines,
@@ -117,14 +118,14 @@ def known_ids_mask(
         session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id))
     )
     reviewers = set(session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id)))
-    paper_ok = frame["paper_id"].isin(papers)
-    reviewer_ok = frame["reviewer_id"].isin(reviewers)
-    for line, paper in frame.loc[~paper_ok, ["line", "paper_id"]].itertuples(index=False):
-        problems.append(Problem(filename, int(line), "paper_id", f"unknown paper id {paper!r}"))
-    for line, reviewer in frame.loc[~reviewer_ok, ["line", "reviewer_id"]].itertuples(index=False):
-        problems.append(
-            Problem(filename, int(line), "reviewer_id", f"unknown reviewer id {reviewer!r}")
-        )
+    unknown_papers = set(frame["paper_id"]) - papers
+    unknown_reviewers = set(frame["reviewer_id"]) - reviewers
+    paper_ok = lines_without(
+        frame, "paper_id", unknown_papers, "unknown paper id {!r}", problems, filename
+    )
+    reviewer_ok = lines_without(
+        frame, "reviewer_id", unknown_reviewers, "unknown reviewer id {!r}", problems, filename
+    )
     return paper_ok & reviewer_ok
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
+import pandas as pd
+
 from recommender.corpus import InputError, Problem
 
 
@@ -45,3 +47,20 @@ def refuse_when_nothing_valid(valid: int, problems: Sequence[Problem]) -> None:
     (``valid`` rows): the file changes nothing then."""
     if problems and not valid:
         raise InputError(sorted(problems, key=lambda p: p.line or 0))
+
+
+def lines_without(
+    frame: pd.DataFrame,
+    key: str,
+    refused: set[str],
+    message: str,
+    problems: list[Problem],
+    source: str,
+) -> pd.Series:
+    """Which rows of ``frame`` (with ``line``) have a ``key`` not in ``refused`` (e.g. ids
+    the venue does not have); a problem per other row, naming its line and ``message``
+    formatted with its id, appended to ``problems``."""
+    bad = frame[key].isin(refused)
+    for line, item in frame.loc[bad, ["line", key]].itertuples(index=False):
+        problems.append(Problem(source, int(line), key, message.format(item)))
+    return ~bad
