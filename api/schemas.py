@@ -260,7 +260,11 @@ class UploadResult(BaseModel):
     )
     skipped: list[SkippedLineOut] = Field(
         default_factory=list,
-        description="lines of a bids file left out, each with why; the others applied",
+        description="lines of a bids, constraints, demand or max-load file left out, each "
+        "with why (a line may have several); the others applied",
+    )
+    skipped_lines: int = Field(
+        default=0, description="how many lines were skipped (the audit entry's skipped_lines)"
     )
 
 

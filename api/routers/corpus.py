@@ -258,7 +258,8 @@ def upload_constraints(
     ],
 ) -> UploadResult:
     """Replace uploaded conflicts (value -1; one a chair dismissed stays dismissed until
-    restored) and add pins (value 1)."""
+    restored) and add pins (value 1). A bad line or unknown id is skipped and listed in
+    ``skipped`` by line; 422 names every one when no line is valid (nothing changes)."""
     name = upload_name(file, "constraints.csv")
     content = upload_bytes(file, settings, name)
     stored = store_pair_constraints(session, venue_id, content, name, principal.name)

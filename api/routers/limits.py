@@ -20,8 +20,7 @@ from api.ids import PaperIdPath, PoolQuery, ReviewerIdPath, VenueIdPath
 from api.page_schemas import DeletedOut
 from api.schemas import Page, PaperDemandOut, ReviewerMaxLoadOut, UploadResult
 from api.uploads import CollectionPaused, upload_bytes, upload_name
-from recommender.io import read_custom_max_papers, read_demand
-from reviewer_recommender.services import limits
+from reviewer_recommender.services import limit_uploads, limits
 from reviewer_recommender.services.results import UploadCounts
 from reviewer_recommender.storage.repository import Paged
 
@@ -46,12 +45,13 @@ def upload_paper_demands(
     file: Annotated[UploadFile, File(description="CSV paper_id,demand")],
     pool: PoolQuery = "reviewers",
 ) -> UploadCounts:
-    """Replace the venue's per-paper demand with the file's rows; papers not in the file
-    take each solve's ``reviewers_per_paper``. 422 names every bad row and unknown paper;
-    nothing changes then."""
+    """Replace the venue's per-paper demand with the file's valid rows; papers not in the
+    file take each solve's ``reviewers_per_paper``. A bad row or unknown paper is skipped and
+    listed in ``skipped`` by line; 422 names every one when no row is valid (nothing
+    changes then)."""
     name = upload_name(file, "demand.csv")
-    frame = read_demand(upload_bytes(file, settings, name), name)
-    return limits.upload_demands(session, venue_id, frame, name, principal.name, pool)
+    content = upload_bytes(file, settings, name)
+    return limit_uploads.upload_demands(session, venue_id, content, name, principal.name, pool)
 
 
 @router.get("/venues/{venue_id}/paper-demands", response_model=Page[PaperDemandOut])
@@ -112,11 +112,12 @@ def upload_reviewer_max_loads(
     file: Annotated[UploadFile, File(description="CSV reviewer_id,max (custom max papers)")],
     pool: PoolQuery = "reviewers",
 ) -> UploadCounts:
-    """Replace the venue's per-reviewer max loads with the file's rows; reviewers not in the
-    file take each solve's ``max_load``. 422 names every bad row and unknown reviewer."""
+    """Replace the venue's per-reviewer max loads with the file's valid rows; reviewers not
+    in the file take each solve's ``max_load``. A bad row or unknown reviewer is skipped and
+    listed in ``skipped`` by line; 422 names every one when no row is valid."""
     name = upload_name(file, "max-loads.csv")
-    frame = read_custom_max_papers(upload_bytes(file, settings, name), name)
-    return limits.upload_max_loads(session, venue_id, frame, name, principal.name, pool)
+    content = upload_bytes(file, settings, name)
+    return limit_uploads.upload_max_loads(session, venue_id, content, name, principal.name, pool)
 
 
 @router.get("/venues/{venue_id}/reviewer-max-loads", response_model=Page[ReviewerMaxLoadOut])

@@ -88,10 +88,7 @@ def read_bids(
                 log,
             )
             lines.setdefault(pair, line)
-    if skipped is None or any(p.line is None for p in log.problems):
-        log.raise_if_any()
-    else:
-        skipped.extend(log.problems)
+    _raise_or_skip(log, skipped)
     frame = pd.DataFrame(
         [(p, r, label, value, conflict) for (p, r), (label, value, conflict) in records.items()],
         columns=["paper_id", "reviewer_id", "label", "bid", "conflict"],
@@ -101,7 +98,11 @@ def read_bids(
 
 
 def read_pair_constraints(
-    source: str | Path | bytes, name: str | None = None, *, with_lines: bool = False
+    source: str | Path | bytes,
+    name: str | None = None,
+    *,
+    with_lines: bool = False,
+    skipped: list[Problem] | None = None,
 ) -> pd.DataFrame:
     """Pair constraints as ``DataFrame[paper_id, reviewer_id, value]`` (int8, + ``line``).
 
@@ -109,7 +110,8 @@ def read_pair_constraints(
     means "no effect" in OpenReview's format, so such rows are read and dropped. With a
     header, the value column may be named ``value``, ``constraint``, ``weight`` (OpenReview's
     ``head,tail,weight,label`` edges) or ``label``; extra named columns (e.g. the ``reason``
-    that ``recommender conflicts`` writes) are ignored.
+    that ``recommender conflicts`` writes) are ignored. ``skipped``: as for
+    :func:`read_bids`, bad lines are left out and their problems appended there.
     """
     columns = [_PAPER_ALIASES, _REVIEWER_ALIASES, ("value", "constraint", "weight", "label")]
     fast = _fast_table(source, name, columns)
@@ -135,7 +137,7 @@ def read_pair_constraints(
         if pair is not None:
             _put(records, pair, int(number), display, line, "value", log)
             lines.setdefault(pair, line)
-    log.raise_if_any()
+    _raise_or_skip(log, skipped)
     effective = [(pair, v) for pair, v in records.items() if v != 0]
     frame = pd.DataFrame(
         [(p, r, v) for (p, r), v in effective], columns=["paper_id", "reviewer_id", "value"]
@@ -145,29 +147,40 @@ def read_pair_constraints(
 
 
 def read_custom_max_papers(
-    source: str | Path | bytes, name: str | None = None, *, with_lines: bool = False
+    source: str | Path | bytes,
+    name: str | None = None,
+    *,
+    with_lines: bool = False,
+    skipped: list[Problem] | None = None,
 ) -> pd.DataFrame:
-    """Per-reviewer load caps as ``DataFrame[reviewer_id, max]`` (int64, >= 0; + ``line``)."""
+    """Per-reviewer load caps as ``DataFrame[reviewer_id, max]`` (int64, >= 0; + ``line``);
+    ``skipped`` as for :func:`read_bids`."""
     display, rows, log = _rows(
         source, name, [_REVIEWER_ALIASES, ("max", "max_papers", "max_load", "quota")]
     )
     caps, first_line = _counts_by_id(display, rows, log, "reviewer_id", "max", clean_reviewer_id)
+    _raise_or_skip(log, skipped)
     frame = pd.DataFrame(list(caps.items()), columns=["reviewer_id", "max"])
     frame = frame.astype({"max": "int64"})
     return _with_lines(frame, first_line.values(), with_lines)
 
 
 def read_demand(
-    source: str | Path | bytes, name: str | None = None, *, with_lines: bool = False
+    source: str | Path | bytes,
+    name: str | None = None,
+    *,
+    with_lines: bool = False,
+    skipped: list[Problem] | None = None,
 ) -> pd.DataFrame:
     """Per-paper demand (reviewers the paper needs) as ``DataFrame[paper_id, demand]``
-    (int64, >= 0; + ``line``)."""
+    (int64, >= 0; + ``line``); ``skipped`` as for :func:`read_bids`."""
     display, rows, log = _rows(
         source,
         name,
         [_PAPER_ALIASES, ("demand", "reviewers", "reviewers_per_paper", "count", "quota")],
     )
     demand, first_line = _counts_by_id(display, rows, log, "paper_id", "demand", clean_id)
+    _raise_or_skip(log, skipped)
     frame = pd.DataFrame(list(demand.items()), columns=["paper_id", "demand"])
     frame = frame.astype({"demand": "int64"})
     return _with_lines(frame, first_line.values(), with_lines)
@@ -309,7 +322,6 @@ def _counts_by_id(
             continue
         counts[item_id] = int(cell)
         first_line.setdefault(item_id, line)
-    log.raise_if_any()
     return counts, first_line
 
 
@@ -427,6 +439,16 @@ def _fast_bids(
     if frame.duplicated(["paper_id", "reviewer_id"]).any():
         return None
     return frame.reset_index(drop=True)
+
+
+def _raise_or_skip(log: ProblemLog, skipped: list[Problem] | None) -> None:
+    """Raise the problems of ``log`` (InputError), or, HotCRP style, append them to
+    ``skipped`` when given and each names its line (a problem of the whole file, e.g. too
+    many to list, still raises)."""
+    if skipped is None or any(p.line is None for p in log.problems):
+        log.raise_if_any()
+    else:
+        skipped.extend(log.problems)
 
 
 def _with_lines(frame: pd.DataFrame, lines: Iterable[int], wanted: bool) -> pd.DataFrame:

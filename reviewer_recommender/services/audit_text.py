@@ -78,10 +78,20 @@ def _deploy(detail: Detail, _names: Names) -> str:
     return words
 
 
+def _skipped(detail: Detail) -> str:
+    """What an upload's entry says of the lines it skipped (none: nothing)."""
+    skipped = detail.get("skipped_lines")
+    return f"; {skipped} bad lines skipped" if skipped else ""
+
+
 def _count(noun: str, key: str) -> Callable[[Detail, Names], str]:
     def words(detail: Detail, _names: Names) -> str:
         source = detail.get("source")
-        return f"uploaded {detail.get(key, 0)} {noun}" + (f" from {source}" if source else "")
+        return (
+            f"uploaded {detail.get(key, 0)} {noun}"
+            + (f" from {source}" if source else "")
+            + _skipped(detail)
+        )
 
     return words
 
@@ -105,11 +115,10 @@ def _upload(noun: str) -> Callable[[Detail, Names], str]:
 
 def _bids(detail: Detail, _names: Names) -> str:
     source = detail.get("source")
-    skipped = detail.get("skipped_lines")
     return (
         f"uploaded {detail.get('bids', 0)} bids"
         + (f" from {source}" if source else "")
-        + (f"; {skipped} bad lines skipped" if skipped else "")
+        + (_skipped(detail))
     )
 
 
@@ -154,7 +163,7 @@ SUMMARIES: dict[str, Callable[[Detail, Names], str]] = {
     "bids.upload": _bids,
     "constraints.upload": lambda d, _n: (
         f"uploaded constraints from {d.get('source', 'a file')}: {d.get('conflicts', 0)} "
-        f"conflicts, {d.get('pins', 0)} new pins"
+        f"conflicts, {d.get('pins', 0)} new pins{_skipped(d)}"
     ),
     "affinity.upload": lambda d, _n: (
         f"uploaded affinity scores from {d.get('source', 'a file')}: {d.get('pairs', 0)} pairs "

@@ -36,6 +36,7 @@ from reviewer_recommender.services.ids import id_problem, reviewer_id_form
 from reviewer_recommender.services.pair_rules import addition_obstacles
 from reviewer_recommender.services.pairs import score_batch
 from reviewer_recommender.services.run_edits import Applied, EditRequest, Outcome, change, mutate
+from reviewer_recommender.services.skipped import skipped_lines
 from reviewer_recommender.storage.models import (
     AssignmentPair,
     AssignmentRow,
@@ -412,7 +413,7 @@ class BulkResult:
 
     @property
     def skipped_lines(self) -> int:
-        return len({e.line for e in self.errors if e.line is not None})
+        return skipped_lines(self.errors)
 
 
 def run(
@@ -431,13 +432,13 @@ def run(
     """Parse, check and apply the valid rows of the file in the session (not committed);
     the bad rows are skipped and listed. ``applied`` is None when no row changes the run."""
     rows, errors = parse(content, source)
-    lines = len(rows) + len({p.line for p in errors if p.line is not None})
+    lines = len(rows) + skipped_lines(errors)
     effective, problems, warnings = check(session, row, rows) if rows else ([], [], [])
     errors += problems
     if not effective:
         return BulkResult(lines, rows, effective, errors, warnings, None)
     refused: list[Problem] = []
-    skipped = len({p.line for p in errors if p.line is not None})
+    skipped = skipped_lines(errors)
     applied = change(
         session,
         row,
@@ -471,7 +472,7 @@ def run(
         "added": applied.effect["added_total"],
         "removed": applied.effect["removed_total"],
         "lines": lines,
-        "skipped": len({e.line for e in errors if e.line is not None}),
+        "skipped": skipped_lines(errors),
     }
     warnings += _overfill(applied.effect, effective)
     return BulkResult(lines, rows, effective, errors, warnings, applied)

@@ -33,7 +33,6 @@ from sqlalchemy.orm import Session
 from recommender.corpus import InputError, Problem
 from reviewer_recommender.errors import InvalidRequest
 from reviewer_recommender.services.pools import check_pool, in_pool, not_in_pool
-from reviewer_recommender.services.results import UploadCounts
 from reviewer_recommender.storage.models import (
     DEFAULT_POOL,
     PaperDemand,
@@ -366,7 +365,7 @@ MAX_LOADS = StoredTable(
 )
 
 
-def _pool_detail(pool: str) -> dict[str, str]:
+def pool_detail(pool: str) -> dict[str, str]:
     """What an audit entry of a stored limit says of its pool (nothing for the reviewers',
     as before pools existed)."""
     return {} if pool == DEFAULT_POOL else {"pool": pool}
@@ -393,7 +392,7 @@ def delete_stored_entry(
         actor,
         f"{table.action}.delete",
         **{table.key: entry_id},
-        **_pool_detail(pool),
+        **pool_detail(pool),
     )
     session.commit()
 
@@ -408,7 +407,7 @@ def clear_stored_table(
     where = (model.venue_id == venue_id, model.pool == pool)
     count = int(session.scalar(select(func.count()).where(*where)) or 0)
     session.execute(delete(model).where(*where))
-    audit(session, venue_id, actor, f"{table.action}.clear", rows=count, **_pool_detail(pool))
+    audit(session, venue_id, actor, f"{table.action}.clear", rows=count, **pool_detail(pool))
     session.commit()
     return count
 
@@ -428,55 +427,6 @@ class ReviewerMaxLoadEntry:
     reviewer_id: str
     reviewer_name: str
     max_load: int
-
-
-def upload_demands(
-    session: Session,
-    venue_id: str,
-    frame: pd.DataFrame,
-    source: str,
-    actor: str,
-    pool: str = DEFAULT_POOL,
-) -> UploadCounts:
-    """Replace the pool's stored demands with a parsed ``paper_id, demand`` file (audited,
-    committed); InputError naming every unknown paper, nothing changed then."""
-    stored = replace_demands(session, venue_id, frame, source, pool)
-    audit(
-        session,
-        venue_id,
-        actor,
-        "paper_demands.upload",
-        source=source,
-        rows=stored,
-        **_pool_detail(pool),
-    )
-    session.commit()
-    return UploadCounts(created=stored, updated=0, total=stored)
-
-
-def upload_max_loads(
-    session: Session,
-    venue_id: str,
-    frame: pd.DataFrame,
-    source: str,
-    actor: str,
-    pool: str = DEFAULT_POOL,
-) -> UploadCounts:
-    """Replace the pool's stored max loads with a parsed ``reviewer_id, max`` file
-    (audited, committed); InputError naming every id not of the pool, nothing changed
-    then."""
-    stored = replace_max_loads(session, venue_id, frame, source, pool)
-    audit(
-        session,
-        venue_id,
-        actor,
-        "reviewer_max_loads.upload",
-        source=source,
-        rows=stored,
-        **_pool_detail(pool),
-    )
-    session.commit()
-    return UploadCounts(created=stored, updated=0, total=stored)
 
 
 def list_demands(
@@ -542,7 +492,7 @@ def set_demand(
         "paper_demands.set",
         paper_id=paper_id,
         demand=demand,
-        **_pool_detail(pool),
+        **pool_detail(pool),
     )
     session.commit()
     return PaperDemandEntry(paper_id=paper_id, paper_title=paper.title, demand=demand)
@@ -577,7 +527,7 @@ def set_max_load(
         "reviewer_max_loads.set",
         reviewer_id=reviewer_id,
         max_load=max_load,
-        **_pool_detail(pool),
+        **pool_detail(pool),
     )
     session.commit()
     return ReviewerMaxLoadEntry(

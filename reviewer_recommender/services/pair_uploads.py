@@ -1,9 +1,11 @@
 """Per-pair tables uploaded to a venue: bids and pair constraints.
 
-Each upload is read whole (:mod:`recommender.io`) and checked against the venue (every
-unknown id, every bid the table cannot hold, named together as an
-:class:`~recommender.corpus.InputError`) before anything is written; it then replaces what
-the previous upload of its kind stored, audited, in one commit.
+Each upload is read (:mod:`recommender.io`) and checked against the venue before anything
+is written, HotCRP style (:mod:`reviewer_recommender.services.skipped`): a bad line (unreadable,
+an unknown paper or reviewer, a bid the table cannot hold) is skipped and listed by its line,
+the valid lines replace what the previous upload of its kind stored, audited, in one commit;
+the file is refused whole (an :class:`~recommender.corpus.InputError`, nothing changed) only
+when no line is valid or the file itself is unreadable.
 
 Bids keep their label and number; a bid that excludes its pair
 (:func:`recommender.bids.excludes`: Not Willing, Conflict) is also stored as a conflict of
@@ -16,9 +18,6 @@ bidding`) are kept, and win over an uploaded bid on the same pair.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 import pandas as pd
 from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
@@ -27,6 +26,14 @@ from recommender.bids import excluding_mask
 from recommender.corpus import InputError, Problem
 from recommender.io import read_bids, read_pair_constraints
 from reviewer_recommender.services.ids import text_problem
+from reviewer_recommender.services.results import UploadCounts
+from reviewer_recommender.services.skipped import (
+    lines_without,
+    refuse_when_nothing_valid,
+    skipped_detail,
+    skipped_lines,
+    skipped_rows,
+)
 from reviewer_recommender.storage.frames import rows_frame
 from reviewer_recommender.storage.models import (
     Bid,
@@ -41,19 +48,9 @@ from reviewer_recommender.storage.repository import audit
 BID_LABEL_MAX_LENGTH = 50  # the bids table's label column
 
 
-@dataclass(frozen=True)
-class Stored:
-    """Rows an upload created and updated, and ``total``: rows of the file (bids) or
-    rows the file named (constraints); ``skipped``: the file's lines left out (bids), each
-    ``{line, field, message}``."""
-
-    created: int
-    updated: int
-    total: int
-    skipped: tuple[dict[str, Any], ...] = ()
-
-
-def store_bids(session: Session, venue_id: str, content: bytes, name: str, actor: str) -> Stored:
+def store_bids(
+    session: Session, venue_id: str, content: bytes, name: str, actor: str
+) -> UploadCounts:
     """Replace the venue's uploaded bids by the valid bids of the file ``content`` (named
     ``name`` in messages), keeping the persons' own bids; commits. HotCRP style: a bad line
     (unreadable, an unknown paper or reviewer, a bid the table cannot hold) is skipped and
@@ -64,8 +61,9 @@ def store_bids(session: Session, venue_id: str, content: bytes, name: str, actor
     keep = known_ids_mask(session, venue_id, bids, name, problems)
     keep &= bid_labels_mask(bids, name, problems)
     bids = bids.loc[keep]
+    refuse_when_nothing_valid(len(bids), problems)
     if not len(bids):
-        raise InputError(problems or [Problem(name, None, None, "no bids in file")])
+        raise InputError([Problem(name, None, None, "no bids in file")])
     own = set(
         session.execute(
             select(Bid.paper_id, Bid.reviewer_id).where(
@@ -91,10 +89,6 @@ def store_bids(session: Session, venue_id: str, content: bytes, name: str, actor
     if records:
         session.execute(insert(Bid), records)
     refresh_bid_conflicts(session, venue_id)
-    skipped = tuple(
-        {"line": p.line, "field": p.field, "message": p.message}
-        for p in sorted(problems, key=lambda p: p.line or 0)
-    )
     audit(
         session,
         venue_id,
@@ -103,10 +97,16 @@ def store_bids(session: Session, venue_id: str, content: bytes, name: str, actor
         source=name,
         bids=len(records),
         **({"kept_person_bids": len(bids) - len(records)} if len(bids) > len(records) else {}),
-        **({"skipped_lines": len({p.line for p in problems})} if problems else {}),
+        **skipped_detail(problems),
     )
     session.commit()
-    return Stored(created=len(records), updated=0, total=len(bids), skipped=skipped)
+    return UploadCounts(
+        created=len(records),
+        updated=0,
+        total=len(bids),
+        skipped=skipped_rows(problems),
+        skipped_lines=skipped_lines(problems),
+    )
 
 
 def known_ids_mask(
@@ -118,14 +118,14 @@ def known_ids_mask(
         session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id))
     )
     reviewers = set(session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id)))
-    paper_ok = frame["paper_id"].isin(papers)
-    reviewer_ok = frame["reviewer_id"].isin(reviewers)
-    for line, paper in frame.loc[~paper_ok, ["line", "paper_id"]].itertuples(index=False):
-        problems.append(Problem(filename, int(line), "paper_id", f"unknown paper id {paper!r}"))
-    for line, reviewer in frame.loc[~reviewer_ok, ["line", "reviewer_id"]].itertuples(index=False):
-        problems.append(
-            Problem(filename, int(line), "reviewer_id", f"unknown reviewer id {reviewer!r}")
-        )
+    unknown_papers = set(frame["paper_id"]) - papers
+    unknown_reviewers = set(frame["reviewer_id"]) - reviewers
+    paper_ok = lines_without(
+        frame, "paper_id", unknown_papers, "unknown paper id {!r}", problems, filename
+    )
+    reviewer_ok = lines_without(
+        frame, "reviewer_id", unknown_reviewers, "unknown reviewer id {!r}", problems, filename
+    )
     return paper_ok & reviewer_ok
 
 
@@ -169,12 +169,17 @@ def refresh_bid_conflicts(session: Session, venue_id: str) -> None:
 
 def store_pair_constraints(
     session: Session, venue_id: str, content: bytes, name: str, actor: str
-) -> Stored:
-    """Replace the venue's uploaded conflicts by the file's ``-1`` rows (but those a chair
-    dismissed, which stay dismissed until restored) and add its ``1`` rows as pins (pins
-    already there are kept); commits."""
-    frame = read_pair_constraints(content, name)
-    check_known_ids(session, venue_id, frame, name)
+) -> UploadCounts:
+    """Replace the venue's uploaded conflicts by the file's valid ``-1`` rows (but those a
+    chair dismissed, which stay dismissed until restored) and add its valid ``1`` rows as
+    pins (pins already there are kept); commits. A bad line (unreadable, an unknown paper or
+    reviewer) is skipped and listed; the file is refused whole when lines were skipped and
+    no ``-1`` or ``1`` row is left (a file of ``0`` rows alone clears the uploaded
+    conflicts)."""
+    problems: list[Problem] = []
+    frame = read_pair_constraints(content, name, with_lines=True, skipped=problems)
+    frame = frame.loc[known_ids_mask(session, venue_id, frame, name, problems)]
+    refuse_when_nothing_valid(len(frame), problems)
     forbidden = frame[frame["value"] < 0]
     forced = frame[frame["value"] > 0]
     session.execute(
@@ -230,23 +235,13 @@ def store_pair_constraints(
         conflicts=len(forbidden),
         pins=len(new_pins),
         dismissed_kept=kept_dismissed,
+        **skipped_detail(problems),
     )
     session.commit()
-    return Stored(created=len(forbidden) + len(new_pins), updated=0, total=len(frame))
-
-
-def check_known_ids(session: Session, venue_id: str, frame: pd.DataFrame, filename: str) -> None:
-    """InputError naming every paper or reviewer id of ``frame`` the venue does not have."""
-    papers = set(
-        session.scalars(select(SubmissionRow.id).where(SubmissionRow.venue_id == venue_id))
+    return UploadCounts(
+        created=len(forbidden) + len(new_pins),
+        updated=0,
+        total=len(frame),
+        skipped=skipped_rows(problems),
+        skipped_lines=skipped_lines(problems),
     )
-    reviewers = set(session.scalars(select(ReviewerRow.id).where(ReviewerRow.venue_id == venue_id)))
-    problems = [
-        Problem(filename, None, "paper_id", f"unknown paper id {p!r}")
-        for p in sorted(set(frame["paper_id"]) - papers)
-    ] + [
-        Problem(filename, None, "reviewer_id", f"unknown reviewer id {r!r}")
-        for r in sorted(set(frame["reviewer_id"]) - reviewers)
-    ]
-    if problems:
-        raise InputError(problems)

@@ -64,3 +64,7 @@ class UploadCounts:
     no_publications: tuple[str, ...] = ()
     # records a confirmed replacing upload withdrew (active, not named by the file)
     withdrawn: int = 0
+    # the file's lines left out, each {line, field, message}, and how many lines they are
+    # (:mod:`reviewer_recommender.services.skipped`: the audit entry counts the same)
+    skipped: tuple[dict[str, Any], ...] = ()
+    skipped_lines: int = 0

@@ -116,30 +116,60 @@ def test_stored_max_loads_cap_every_solve_and_win_over_a_solve_map(api: Api) -> 
     assert tight.status_code == 409 and "can take at most 3" in tight.json()["detail"]
 
 
-def test_bad_rows_and_unknown_ids_are_named_and_nothing_is_stored(api: Api) -> None:
+def test_bad_rows_and_unknown_ids_are_skipped_by_line_and_refused_when_none_is_valid(
+    api: Api,
+) -> None:
+    """HotCRP style: the valid rows replace the stored ones, each bad row is listed by its
+    line and counted as the audit entry counts it; a file without a valid row changes
+    nothing (422 naming every row)."""
     venue, chair, _viewer = api.new_venue()
     load_venue(api, venue, chair)
     assert _upload(api, venue, chair, "paper-demands", b"P1,2\n").status_code == 200
-    bad = _upload(
-        api,
-        venue,
-        chair,
-        "paper-demands",
-        b"paper_id,demand\nP1,two\nP2,-1\nP3,99999999999999999999\n,1\nP4,1\nP4,2\n",
-    )
+    bad = _upload(api, venue, chair, "paper-demands", b"paper_id,demand\nP1,two\nP2,-1\n,1\nP9,1\n")
     assert bad.status_code == 422
     problems = {(p["line"], p["field"]) for p in bad.json()["problems"]}
-    assert problems == {(2, "demand"), (3, "demand"), (4, "demand"), (5, "paper_id"), (7, "demand")}
-    unknown = _upload(api, venue, chair, "paper-demands", b"P1,1\nP9,1\nP8,2\n")
-    assert unknown.status_code == 422
-    assert [p["message"] for p in unknown.json()["problems"]] == [
-        "unknown paper id 'P8'",
-        "unknown paper id 'P9'",
-    ]
+    assert problems == {(2, "demand"), (3, "demand"), (4, "paper_id"), (5, "paper_id")}
     header_only = _upload(api, venue, chair, "reviewer-max-loads", b"reviewer_id,quota\nnobody,1\n")
     assert header_only.status_code == 422
     assert _listed(api, venue, chair, "paper-demands") == {"P1": 2}
     assert _listed(api, venue, chair, "reviewer-max-loads") == {}
+
+    mixed = _upload(
+        api,
+        venue,
+        chair,
+        "paper-demands",
+        b"paper_id,demand\nP1,two\nP2,-1\nP3,99999999999999999999\n,1\nP4,1\nP4,2\nP9,1\n",
+    )
+    assert mixed.status_code == 200, mixed.text
+    body = mixed.json()
+    assert [(p["line"], p["field"]) for p in body["skipped"]] == [
+        (2, "demand"),
+        (3, "demand"),
+        (4, "demand"),
+        (5, "paper_id"),
+        (7, "demand"),
+        (8, "paper_id"),
+    ]
+    assert body["skipped"][-1]["message"] == "unknown paper id 'P9'"
+    assert (body["created"], body["total"], body["skipped_lines"]) == (1, 1, 6)
+    assert _listed(api, venue, chair, "paper-demands") == {"P4": 1}
+    loads = _upload(
+        api, venue, chair, "reviewer-max-loads", b"reviewer_id,quota\nnobody,1\nGrace_Graph1,2\n"
+    )
+    assert loads.status_code == 200, loads.text
+    assert [(p["line"], p["message"]) for p in loads.json()["skipped"]] == [
+        (2, "unknown reviewer id 'nobody' in pool reviewers")
+    ]
+    assert _listed(api, venue, chair, "reviewer-max-loads") == {"Grace_Graph1": 2}
+    entries = api.call("GET", f"/venues/{venue}/audit", chair).json()["items"][:2]
+    assert [(e["action"], e["detail"]["rows"], e["detail"]["skipped_lines"]) for e in entries] == [
+        ("reviewer_max_loads.upload", 1, 1),
+        ("paper_demands.upload", 1, 6),
+    ]
+    assert entries[1]["summary"] == (
+        "uploaded 1 paper demands from paper-demands.csv; 6 bad lines skipped"
+    )
     for path, body in (
         ("paper-demands/P9", {"demand": 1}),
         ("reviewer-max-loads/nobody", {"max_load": 1}),

@@ -184,6 +184,50 @@ def test_bids_apply_their_valid_lines_and_list_the_others(api: Api, venue: tuple
     assert audit["detail"]["skipped_lines"] == 3
 
 
+def test_constraints_apply_their_valid_lines_and_count_as_the_audit_does(
+    api: Api, venue: tuple[str, str]
+) -> None:
+    """HotCRP style, as bids: the valid conflicts and pins apply, every bad line is listed by
+    its line, and the answer counts what the audit entry records (a line with two problems
+    is one skipped line)."""
+    venue_id, chair = venue
+    content = (
+        b"paper_id,reviewer_id,value\nP1,Grace_Graph1,-1\nP9,Ghost,-1\nP2,Grace_Graph1,2\n"
+        b"P2,Victor_Vision1,1\nP3,Ghost,1\nP1,Grace_Graph1,1\n"
+    )
+    response = api.call(
+        "POST",
+        f"/venues/{venue_id}/constraints/upload",
+        chair,
+        files={"file": ("c.csv", content, "text/csv")},
+    )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert [(s["line"], s["field"]) for s in body["skipped"]] == [
+        (3, "paper_id"),
+        (3, "reviewer_id"),
+        (4, "value"),
+        (6, "reviewer_id"),
+        (7, "value"),
+    ]
+    assert body["skipped_lines"] == 4 and (body["created"], body["total"]) == (2, 2)
+    with api.database.session() as session:
+        conflicts = session.execute(
+            select(Conflict.paper_id, Conflict.reviewer_id).where(
+                Conflict.venue_id == venue_id, Conflict.source == "uploaded"
+            )
+        ).all()
+        pins = session.execute(
+            select(Pin.paper_id, Pin.reviewer_id).where(Pin.venue_id == venue_id)
+        ).all()
+    assert conflicts == [("P1", "Grace_Graph1")] and pins == [("P2", "Victor_Vision1")]
+    audit = api.call("GET", f"/venues/{venue_id}/audit", chair).json()["items"][0]
+    assert audit["action"] == "constraints.upload"
+    detail = audit["detail"]
+    assert (detail["conflicts"] + detail["pins"], detail["skipped_lines"]) == (2, 4)
+    assert audit["summary"].endswith("; 4 bad lines skipped")
+
+
 def test_bids_and_constraints_without_a_valid_line_change_nothing(
     api: Api, venue: tuple[str, str]
 ) -> None:
@@ -227,6 +271,17 @@ def test_bids_and_constraints_without_a_valid_line_change_nothing(
         files={"file": ("c.csv", b"paper_id,reviewer_id,value\nP1,Grace_Graph1,2\n", "text/csv")},
     )
     assert response.status_code == 422
+    response = api.call(
+        "POST",
+        f"/venues/{venue_id}/constraints/upload",
+        chair,
+        files={"file": ("c.csv", b"P1,Ghost,-1\nP9,Grace_Graph1,1\n", "text/csv")},
+    )
+    assert response.status_code == 422
+    assert [(p["line"], p["field"]) for p in response.json()["problems"]] == [
+        (1, "reviewer_id"),
+        (2, "paper_id"),
+    ]
     assert snapshot(api, venue_id) == before
 
     good = (
@@ -293,4 +348,5 @@ def test_good_csv_upload_still_works(api: Api, venue: tuple[str, str]) -> None:
         "no_publications": [],
         "withdrawn": 0,
         "skipped": [],
+        "skipped_lines": 0,
     }

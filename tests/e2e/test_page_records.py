@@ -81,3 +81,46 @@ def test_records_list_withdraw_and_upload_diff(
     withdrawn = api_get(live_server, f"/venues/{venue_id}/submissions", status="withdrawn")
     assert withdrawn["total"] == 7
     assert_console_clean(console_errors)
+
+
+def test_constraint_and_demand_uploads_load_valid_lines_and_list_the_others(
+    page: Any,
+    live_server: LiveServer,
+    sample_files: dict[str, Any],
+    console_errors: list[str],
+    tmp_path: Path,
+) -> None:
+    """HotCRP style in the Data tab: a conflicts file and a demand file with bad lines load
+    their valid lines and list the others by line, counted as the audit log counts them."""
+    venue_id, _run = prepare_venue(live_server, sample_files)
+    reviewer = api_get(live_server, f"/venues/{venue_id}/reviewers", limit=1)["items"][0]["id"]
+    paper = "iclr2026-000-01"
+    constraints = tmp_path / "constraints.csv"
+    constraints.write_text(
+        f"paper_id,reviewer_id,value\n{paper},{reviewer},-1\nno-such-paper,{reviewer},-1\n"
+        f"{paper},nobody,1\n",
+        encoding="utf-8",
+    )
+    demands = tmp_path / "demand.csv"
+    demands.write_text(f"paper_id,demand\n{paper},4\nno-such-paper,2\n", encoding="utf-8")
+    sign_in(page, live_server.token("chair", venue_id, f"chair@{venue_id}"))
+    upload(page, "Constraint file", constraints, "Upload conflicts")
+    loaded = page.get_by_test_id("upload-ok-constraints")
+    expect(loaded).to_contain_text("1 new")
+    skipped = loaded.get_by_test_id("upload-skipped-constraints")
+    expect(skipped).to_contain_text("2 lines skipped; the others were loaded")
+    expect(skipped.get_by_test_id("problem-table")).to_contain_text(
+        "unknown paper id 'no-such-paper'"
+    )
+    expect(skipped.get_by_test_id("problem-table")).to_contain_text("unknown reviewer id 'nobody'")
+    upload(page, "Paper demand file", demands, "Upload paper demands")
+    skipped = page.get_by_test_id("upload-skipped-paper-demands")
+    expect(skipped).to_contain_text("1 line skipped; the others were loaded")
+    screenshot(page, "data-upload-skipped-lines")
+    entries = api_get(live_server, f"/venues/{venue_id}/audit")["items"]
+    assert [(e["action"], e["detail"]["skipped_lines"]) for e in entries[:2]] == [
+        ("paper_demands.upload", 1),
+        ("constraints.upload", 2),
+    ]
+    assert api_get(live_server, f"/venues/{venue_id}/paper-demands")["items"][0]["demand"] == 4
+    assert_console_clean(console_errors)

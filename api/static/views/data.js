@@ -93,14 +93,16 @@ function loadedText(kind, file, answer) {
 }
 
 function loadedView(kind, file, answer) {
+  // HotCRP style (bids, constraints, demands, quotas): the valid lines loaded, the others listed
   const skipped = answer?.skipped ?? [];
+  const lines = answer?.skipped_lines ?? new Set(skipped.map((p) => p.line)).size;
   const bare = answer?.no_publications ?? [];
   return h("div", { class: "ok-box", "data-testid": `upload-ok-${kind}` }, loadedText(kind, file, answer),
     bare.length ? h("p", { "data-testid": "upload-no-publications" },
       `${bare.length} without publications (flagged in the records list): ${bare.slice(0, 20).join(", ")}`) : null,
     skipped.length ? h("div", { "data-testid": `upload-skipped-${kind}` },
       problemTable(skipped.map((p) => ({ file: file.name, ...p })),
-        `${skipped.length} line${skipped.length === 1 ? "" : "s"} skipped; the others were loaded`)) : null);
+        `${lines} line${lines === 1 ? "" : "s"} skipped; the others were loaded`)) : null);
 }
 
 async function uploadFile(kind, file, result) {
