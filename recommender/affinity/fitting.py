@@ -95,7 +95,14 @@ def profile_venue(
         max_df=params.tfidf_max_df,
         workers=options.workers,
     )
-    vectors = tfidf.fit_transform(pub_texts + sub_texts)
+    counting_share = 0.8 * tfidf_done  # counting terms is most of fitting TF-IDF
+    vectors = tfidf.fit_transform(
+        pub_texts + sub_texts,
+        progress=lambda done, total: report(
+            counting_share * done / max(total, 1),
+            f"fitting TF-IDF: {done:,} / {total:,} texts counted",
+        ),
+    )
     report(tfidf_done, "fitted TF-IDF")
     pub_embedding: FloatMatrix | None = None
     sub_embedding: FloatMatrix | None = None

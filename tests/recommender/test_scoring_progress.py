@@ -87,3 +87,26 @@ def test_scoring_meter_reports_at_most_every_interval_and_always_the_ends() -> N
         "blocks_total": 10,
     }
     assert seen[-1][1] == "scoring 1,000 / 1,000 papers, 200 papers/s"
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_tfidf_fitting_reports_texts_counted_in_shares_with_the_same_vectors(
+    monkeypatch, workers: int
+) -> None:
+    import recommender.profiles as profiles
+
+    rng = np.random.default_rng(1)
+    words = np.array(["graph", "speech", "vision", "protein", "policy", "reward", "x1"])
+    texts = [" ".join(rng.choice(words, 10)) + f" doc{i % 5}" for i in range(53)]
+    monkeypatch.setattr(profiles, "PARALLEL_MIN_TEXTS", 10)
+    monkeypatch.setattr(profiles, "COUNT_SHARE_TEXTS", 10)
+    plain = profiles.TfidfProfiler(ngram_range=(1, 2)).fit_transform(texts)
+    seen: list[tuple[int, int]] = []
+    stepped = profiles.TfidfProfiler(ngram_range=(1, 2), workers=workers)
+    vectors = stepped.fit_transform(texts, progress=lambda done, total: seen.append((done, total)))
+    # 6 shares of 9 or 8 texts, reported in order as each is counted
+    assert [total for _, total in seen] == [53] * 6
+    assert [done for done, _ in seen] == [9, 18, 27, 36, 45, 53]
+    for part in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(vectors, part), getattr(plain, part))
+    assert getattr(stepped.vectorizer_, "progress", None) is None  # not kept once fitted
