@@ -55,6 +55,7 @@ from recommender.affinity.similarity import Channel, Vectors
 from recommender.corpus import Reviewer, Submission
 from recommender.fast_encoder import FastEncoder
 from recommender.profiles import ENCODE_CHUNK, ChunkCallback, LocalTextEncoder
+from recommender.progress import ScoringMeter
 
 FloatMatrix = npt.NDArray[np.float32]
 Progress = Callable[[float, str], None]
@@ -170,6 +171,7 @@ def dask_blockwise_affinity(
         processes=processes,
     ) as active:
         shared = active.scatter(plan, broadcast=True)
+        ranges = list(paper_block_ranges(n_papers, paper_block))
         futures = [
             active.submit(
                 _score_block_task,
@@ -179,13 +181,19 @@ def dask_blockwise_affinity(
                 threads,
                 pure=False,
             )
-            for start, stop in paper_block_ranges(n_papers, paper_block)
+            for start, stop in ranges
         ]
+        # a task reports when it finishes (papers done, rate, time left; time-throttled)
+        meter = ScoringMeter(n_papers, len(futures), report)
+        meter.update(0.0, 0, force=True)
+        scored = 0
         try:
             for done, future in enumerate(as_completed(futures), start=1):
-                accumulator.add(future.result())
+                result = future.result()
+                accumulator.add(result)
                 future.release()
-                report(done / len(futures), f"scored {done}/{len(futures)} paper blocks")
+                scored += result.by_paper.indices.shape[0]
+                meter.update(scored / max(n_papers, 1), done, force=done == len(futures))
         except BaseException:
             active.cancel(futures)
             raise

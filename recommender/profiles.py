@@ -43,6 +43,8 @@ _ASCII_TOKEN = re.compile(r"(?a)\b[^\W\d_][\w]+\b")
 
 PARALLEL_MIN_TEXTS = 50_000
 """Below this many texts TF-IDF counting stays in one process (starting workers costs more)."""
+COUNT_SHARE_TEXTS = 10_000
+"""Texts counted between two TF-IDF progress reports on a large venue (when one is asked)."""
 
 
 def tokenize(text: str) -> list[str]:
@@ -62,20 +64,37 @@ class _CountingVectorizer(TfidfVectorizer):
     """
 
     workers = 1
+    # progress(texts counted, texts in all): with it, a large input is counted in shares of
+    # COUNT_SHARE_TEXTS texts (in order, ``workers`` at a time), reported as each ends
+    progress: Callable[[int, int], None] | None = None
 
     def _count_vocab(self, raw_documents: Any, fixed_vocab: bool) -> tuple[dict[str, int], Any]:
         documents = list(raw_documents)
-        if fixed_vocab or self.workers < 2 or len(documents) < PARALLEL_MIN_TEXTS:
+        stepped = self.progress is not None
+        if fixed_vocab or len(documents) < PARALLEL_MIN_TEXTS or (self.workers < 2 and not stepped):
             return super()._count_vocab(documents, fixed_vocab)
-        shares = np.array_split(np.arange(len(documents)), self.workers)
+        n_shares = self.workers
+        if stepped:
+            n_shares = max(n_shares, -(-len(documents) // COUNT_SHARE_TEXTS))
+        shares = np.array_split(np.arange(len(documents)), n_shares)
         parts = [documents[int(share[0]) : int(share[-1]) + 1] for share in shares if share.size]
         settings = self.get_params()
         # joblib's loky processes: fresh interpreters (no fork of a threaded process, no
-        # re-import of the caller's __main__), reused across calls.
-        counted = Parallel(n_jobs=len(parts))(
-            delayed(_count_share)(settings, part) for part in parts
-        )
-        return self._merge_counts(list(counted), sum(len(part) for part in parts))
+        # re-import of the caller's __main__), reused across calls; shares come back in order.
+        counted = []
+        done = 0
+        for part, result in zip(
+            parts,
+            Parallel(n_jobs=min(max(self.workers, 1), len(parts)), return_as="generator")(
+                delayed(_count_share)(settings, part) for part in parts
+            ),
+            strict=True,
+        ):
+            counted.append(result)
+            done += len(part)
+            if self.progress is not None:
+                self.progress(done, len(documents))
+        return self._merge_counts(counted, sum(len(part) for part in parts))
 
     def _merge_counts(
         self, counted: list[tuple[list[str], Any, Any, Any]], n_documents: int
@@ -172,8 +191,15 @@ class TfidfProfiler:
         vectorizer.workers = self.workers
         return vectorizer
 
-    def _fit(self, texts: Sequence[str], *, keep_vectors: bool) -> sp.csr_matrix | None:
+    def _fit(
+        self,
+        texts: Sequence[str],
+        *,
+        keep_vectors: bool,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> sp.csr_matrix | None:
         vectorizer = self._vectorizer(len(texts))
+        vectorizer.progress = progress
         self.empty_ = False
         vectors = None
         try:
@@ -191,6 +217,8 @@ class TfidfProfiler:
                 raise
             self.empty_ = True
             vectors = sp.csr_matrix((len(texts), 0), dtype=np.float32)
+        finally:
+            vectorizer.progress = None  # not kept with a fitted (saved, pickled) vectorizer
         self.vectorizer_ = vectorizer
         return vectors
 
@@ -204,9 +232,14 @@ class TfidfProfiler:
             return sp.csr_matrix((0, len(self.vectorizer_.vocabulary_)), dtype=np.float32)
         return sp.csr_matrix(self.vectorizer_.transform(list(texts)), dtype=np.float32)
 
-    def fit_transform(self, texts: Sequence[str]) -> sp.csr_matrix:
-        """``fit(texts).transform(texts)`` with each text tokenised once (half the work)."""
-        vectors = self._fit(texts, keep_vectors=True)
+    def fit_transform(
+        self, texts: Sequence[str], *, progress: Callable[[int, int], None] | None = None
+    ) -> sp.csr_matrix:
+        """``fit(texts).transform(texts)`` with each text tokenised once (half the work).
+        ``progress(texts counted, texts in all)``: on :data:`PARALLEL_MIN_TEXTS` texts or
+        more, called as every :data:`COUNT_SHARE_TEXTS` texts are counted (the bulk of the
+        work; same vectors); it may raise to cancel."""
+        vectors = self._fit(texts, keep_vectors=True, progress=progress)
         assert vectors is not None
         return vectors
 

@@ -16,8 +16,10 @@ Where each step lives (each module imports only those above it in this list):
 - :mod:`~recommender.affinity.explain`: :class:`Explanation`, the evidence for one pair.
 - :mod:`~recommender.affinity.blockwise`: venue-scale scoring in bounded memory (top-K
   kept through :mod:`matching.topk`).
-- :mod:`~recommender.affinity.model`: :class:`AffinityModel`, fitted on one venue (TF-IDF
-  and embedding profiles via :mod:`recommender.profiles`), scores and explains.
+- :mod:`~recommender.affinity.fitting`: a venue's texts as vectors (TF-IDF and embedding
+  profiles via :mod:`recommender.profiles`, near-duplicates, recency weights).
+- :mod:`~recommender.affinity.model`: :class:`AffinityModel`, fitted on one venue with
+  those profiles, scores and explains.
 - :mod:`~recommender.affinity.store`: saving and loading a fitted model (fast
   explanations of a scored venue).
 

@@ -54,6 +54,7 @@ from recommender.affinity.options import (
 )
 from recommender.affinity.params import ScoringParams
 from recommender.affinity.similarity import Channel, Vectors, as_dense
+from recommender.progress import ScoringMeter
 
 FloatMatrix = npt.NDArray[np.float32]
 Progress = Callable[[float, str], None]
@@ -338,9 +339,15 @@ class BlockResult:
 
 
 def score_paper_block(
-    plan: BlockPlan, paper_parts: Sequence[tuple[Vectors, Any]], start: int
+    plan: BlockPlan,
+    paper_parts: Sequence[tuple[Vectors, Any]],
+    start: int,
+    tick: Callable[[float], None] | None = None,
 ) -> BlockResult:
-    """Score one paper block (its channel parts from :func:`paper_block_parts`)."""
+    """Score one paper block (its channel parts from :func:`paper_block_parts`).
+    ``tick(fraction)``: after every publication block, the fraction of this paper block's
+    similarities computed (progress within a block that takes long; it may raise)."""
+    n_pubs = max(int(plan.offsets[-1]), 1)
     n_rows = paper_parts[0][0].shape[0]
     scores = np.empty((n_rows, plan.n_reviewers), dtype=np.float32)
     for number, (r0, r1) in enumerate(plan.blocks):
@@ -369,6 +376,8 @@ def score_paper_block(
             weights=weights,
             scale=plan.scale,
         )
+        if tick is not None:
+            tick(p1 / n_pubs)
     has_publications = ~plan.empty_reviewers
     finish_rows(scores, has_publications, plan.params)
     low, high = observed_range(scores, has_publications)
@@ -521,6 +530,7 @@ def blockwise_affinity(
     keep_dense: bool | str = "auto",
     dense_limit_bytes: int = DENSE_LIMIT_BYTES,
     progress: Progress | None = None,
+    progress_every: float | None = None,
 ) -> SparseAffinity:
     """Paper x reviewer scores without materialising paper x publication similarities.
 
@@ -534,8 +544,11 @@ def blockwise_affinity(
     unit. Peak memory ~ prepared publications + paper_block x (n_reviewers +
     publication_block x a few) float32, plus the full matrix when kept (``keep_dense``:
     True, False or "auto" = when it takes at most ``dense_limit_bytes``).
-    ``progress(fraction, stage)`` is called after every paper block (it may raise to
-    cancel: nothing is kept).
+    ``progress(fraction, stage)``: fraction of the similarities computed, with papers
+    done/total, papers/s and time left (:class:`~recommender.progress.ScoringMeter`:
+    at the start, every ``progress_every`` seconds (None:
+    :data:`~recommender.progress.REPORT_SECONDS`) as publication blocks finish, and at the
+    end); it may raise to cancel: nothing is kept.
     """
     report = progress or (lambda fraction, stage: None)
     channels, plan = prepare_blockwise(
@@ -557,10 +570,17 @@ def blockwise_affinity(
     n_papers = channels[0].paper_vectors.shape[0]
     accumulator = BlockAccumulator(plan, n_papers)
     blocks = list(paper_block_ranges(n_papers, paper_block))
-    for number, (start, stop) in enumerate(blocks, start=1):
+    meter = ScoringMeter(n_papers, len(blocks), report, every=progress_every)
+    meter.update(0.0, 0, force=True)
+    total = max(n_papers, 1)
+    for number, (start, stop) in enumerate(blocks):
         parts = paper_block_parts(plan, channels, start, stop)
-        accumulator.add(score_paper_block(plan, parts, start))
-        report(stop / max(n_papers, 1), f"scored {number}/{len(blocks)} paper blocks")
+
+        def tick(within: float, start: int = start, stop: int = stop, number: int = number) -> None:
+            meter.update((start + (stop - start) * within) / total, number)
+
+        accumulator.add(score_paper_block(plan, parts, start, tick))
+        meter.update(stop / total, number + 1, force=number + 1 == len(blocks))
     report(1.0, "done")
     return accumulator.result({"paper_block": paper_block, "publication_block": publication_block})
 

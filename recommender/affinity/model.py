@@ -19,6 +19,8 @@ weight and the global standardisation of each similarity channel. Then:
 - :meth:`AffinityModel.explain` gives the evidence for one pair without scoring the venue
   again (it needs ``score_range_`` for ``combined``: scored first if unknown).
 
+Fitting profiles the texts (:func:`recommender.affinity.fitting.profile_venue`: TF-IDF,
+embeddings, near-duplicates dropped, recency weights); the model keeps the vectors.
 :func:`recommender.affinity.store.save_model` / ``load_model`` persist a fitted model, so a
 service can explain any pair of a scored venue in well under a second.
 """
@@ -26,7 +28,7 @@ service can explain any pair of a scored venue in well under a second.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -52,6 +54,7 @@ from recommender.affinity.explain import (
     plain_sentence,
     score_parts,
 )
+from recommender.affinity.fitting import EMBEDDING_SHARE, PublicationInfo, profile_venue
 from recommender.affinity.options import RunOptions
 from recommender.affinity.params import ScoringParams
 from recommender.affinity.result import Affinity, csr_from_pairs
@@ -62,32 +65,16 @@ from recommender.affinity.similarity import (
     cosine_block,
     fit_standardisers,
     mixed_similarity,
-    near_duplicates,
 )
 from recommender.corpus import Reviewer, Submission
-from recommender.embeddings import EmbeddingCache
-from recommender.profiles import EmbeddingProfiler, TextEncoder, TfidfProfiler
+from recommender.profiles import TextEncoder, TfidfProfiler
+from recommender.progress import ScoringMeter
 
 FloatMatrix = npt.NDArray[np.float32]
 Progress = Callable[[float, str], None]
 
 # Elements of one (paper chunk, publication) similarity block on the dense path.
 _CHUNK_ELEMENTS = 4_000_000
-# Share of fit() progress that embedding takes when texts are embedded.
-_EMBEDDING_SHARE = 0.85
-
-
-class PublicationInfo(Protocol):
-    """What an explanation shows of a publication."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def title(self) -> str: ...
-
-    @property
-    def year(self) -> int | None: ...
 
 
 def _no_progress(fraction: float, stage: str) -> None:
@@ -126,87 +113,29 @@ class AffinityModel:
         """Profile every publication and submission text. ``progress(fraction, stage)``
         (fraction of this fit: texts embedded when embedding, else TF-IDF done) may raise
         to cancel. Duplicate paper or reviewer ids raise ValueError."""
-        params, options = self.params, self.options
         report = progress or _no_progress
-        paper_ids = tuple(s.id for s in submissions)
-        reviewer_ids = tuple(r.id.removeprefix("~") for r in reviewers)
-        _check_unique(paper_ids, "submission")
-        _check_unique(reviewer_ids, "reviewer")
-        publications = [p for r in reviewers for p in r.publications]
-        counts = np.array([len(r.publications) for r in reviewers], dtype=np.int64)
-        pub_texts = [p.text for p in publications]
-        sub_texts = [s.text for s in submissions]
-        embedding_share = _EMBEDDING_SHARE if params.uses_embedding else 0.0
-        tfidf_done = (1.0 - embedding_share) * 0.9
-
-        # TF-IDF is always fitted: explanations report shared terms whatever the method.
-        report(0.0, f"fitting TF-IDF on {len(pub_texts) + len(sub_texts):,} texts")
-        tfidf = TfidfProfiler(
-            ngram_range=(1, params.tfidf_ngram_max),
-            min_df=params.tfidf_min_df,
-            max_df=params.tfidf_max_df,
-            workers=options.workers,
+        profiles = profile_venue(
+            reviewers, submissions, self.params, self.options, encoder=self.encoder, report=report
         )
-        vectors = tfidf.fit_transform(pub_texts + sub_texts)
-        report(tfidf_done, "fitted TF-IDF")
-        pub_embedding: FloatMatrix | None = None
-        sub_embedding: FloatMatrix | None = None
-        embedder = None
-        if params.uses_embedding:
-            cache = EmbeddingCache(options.cache_dir) if options.cache_dir else None
-            embedder = EmbeddingProfiler(
-                options.model_path(params.model),
-                cache=cache,
-                batch_size=options.batch_size,
-                device=options.device,
-                backend=options.encoder_backend,
-                encoder=self.encoder,
-            )
-            report(tfidf_done, f"embedding {len(pub_texts) + len(sub_texts):,} texts")
-            embedded = embedder.transform(
-                pub_texts + sub_texts,
-                progress=lambda fraction, stage: report(
-                    tfidf_done + embedding_share * fraction, stage
-                ),
-            )
-            pub_embedding = embedded[: len(pub_texts)]
-            sub_embedding = embedded[len(pub_texts) :]
-
-        if params.duplicate_threshold is not None and publications:
-            # Near-duplicates of a reviewer's own publications count once: dropped from the
-            # profile (their vectors, their place in the explanations).
-            pub_vectors = pub_embedding if pub_embedding is not None else vectors[: len(pub_texts)]
-            offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-            duplicate = near_duplicates(pub_vectors, offsets, params.duplicate_threshold)
-            if duplicate.any():
-                keep = np.flatnonzero(~duplicate)
-                owner = np.repeat(np.arange(counts.size), counts)
-                counts = np.bincount(owner[keep], minlength=counts.size).astype(np.int64)
-                publications = [publications[j] for j in keep]
-                if pub_embedding is not None:
-                    pub_embedding = pub_embedding[keep]
-                vectors = sp.vstack(
-                    [vectors[: len(pub_texts)][keep], vectors[len(pub_texts) :]], format="csr"
-                )
-                pub_texts = [pub_texts[j] for j in keep]
-        self.paper_ids_ = paper_ids
-        self.reviewer_ids_ = reviewer_ids
-        self.publications_: Sequence[PublicationInfo] = publications
-        self.offsets_ = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        self.publication_weights_ = _recency_weights(publications, params)
-        self.tfidf_: TfidfProfiler | None = tfidf
-        self.embedder_ = embedder
-        self.pub_tfidf_ = vectors[: len(pub_texts)]
-        self.sub_tfidf_ = vectors[len(pub_texts) :]
-        self.pub_embedding_: FloatMatrix | None = pub_embedding
-        self.sub_embedding_: FloatMatrix | None = sub_embedding
+        self.paper_ids_ = profiles.paper_ids
+        self.reviewer_ids_ = profiles.reviewer_ids
+        self.publications_: Sequence[PublicationInfo] = profiles.publications
+        self.offsets_ = profiles.offsets
+        self.publication_weights_ = profiles.publication_weights
+        self.tfidf_: TfidfProfiler | None = profiles.tfidf
+        self.embedder_ = profiles.embedder
+        self.pub_tfidf_ = profiles.pub_tfidf
+        self.sub_tfidf_ = profiles.sub_tfidf
+        self.pub_embedding_: FloatMatrix | None = profiles.pub_embedding
+        self.sub_embedding_: FloatMatrix | None = profiles.sub_embedding
         # The vocabulary, read when first needed.
         self.terms_: Sequence[str] | npt.NDArray[np.str_] | None = None
         self.score_range_: tuple[float, float] | None = None
         self._index()
-        report(tfidf_done + embedding_share, "standardising similarities")
+        profiled = 1.0 - (0.1 * (1.0 - EMBEDDING_SHARE) if self.params.uses_embedding else 0.1)
+        report(profiled, "standardising similarities")
         used = {name: self.channels()[name] for name in self._channel_names()}
-        self.standardisers_: dict[str, Standardiser] = fit_standardisers(used, params)
+        self.standardisers_: dict[str, Standardiser] = fit_standardisers(used, self.params)
         report(1.0, "fitted")
         return self
 
@@ -291,8 +220,10 @@ class AffinityModel:
 
     def affinity(self, *, progress: Progress | None = None) -> Affinity:
         """Score every (paper, reviewer) pair (dense or blockwise: see the module
-        docstring). ``progress(fraction, stage)``: fraction of papers scored, after every
-        block (it may raise to cancel)."""
+        docstring). ``progress(fraction, stage)``: fraction of papers scored, with papers
+        done/total, papers/s and time left (:class:`~recommender.progress.ScoringMeter`:
+        at the start, every few seconds as blocks finish, at the end); it may raise to
+        cancel."""
         if self.uses_blockwise():
             return self._blockwise_affinity(progress)
         report = progress or _no_progress
@@ -302,7 +233,9 @@ class AffinityModel:
         if n_papers and n_pubs:
             width = max(1, int(np.diff(self.offsets_).max()))
             chunk = max(1, _CHUNK_ELEMENTS // max(n_reviewers * width, n_pubs))
-            for start in range(0, n_papers, chunk):
+            meter = ScoringMeter(n_papers, -(-n_papers // chunk), report)
+            meter.update(0.0, 0, force=True)
+            for number, start in enumerate(range(0, n_papers, chunk), start=1):
                 stop = min(n_papers, start + chunk)
                 raw[start:stop] = aggregate(
                     self.publication_similarity(slice(start, stop)),
@@ -311,7 +244,7 @@ class AffinityModel:
                     weights=self.publication_weights_,
                     scale=self.scale(),
                 )
-                report(stop / n_papers, f"scored {stop:,}/{n_papers:,} papers")
+                meter.update(stop / n_papers, number, force=stop == n_papers)
         has = self.has_publications
         rows = finish_rows(raw, has, self.params)
         self.score_range_ = observed_range(rows, has)
@@ -546,32 +479,6 @@ class AffinityModel:
             assert self.tfidf_ is not None
             terms = self.terms_ = self.tfidf_.terms
         return str(terms[column])
-
-
-def _check_unique(ids: Sequence[str], kind: str) -> None:
-    seen: set[str] = set()
-    duplicates = sorted({i for i in ids if i in seen or seen.add(i)})  # type: ignore[func-returns-value]
-    if duplicates:
-        raise ValueError(f"duplicate {kind} id(s): {', '.join(duplicates[:10])}")
-
-
-def _recency_weights(
-    publications: Sequence[PublicationInfo], params: ScoringParams
-) -> npt.NDArray[np.float32]:
-    """(n_pubs,) weight of each publication: ``0.5 ** (age / recency_half_life)``, age in
-    years before ``reference_year`` (default the newest year); 1 when unknown or off."""
-    weights = np.ones(len(publications), dtype=np.float32)
-    if params.recency_half_life is None:
-        return weights
-    years = [p.year for p in publications if p.year is not None]
-    reference = params.reference_year or (max(years) if years else None)
-    if reference is None:
-        return weights
-    for j, publication in enumerate(publications):
-        if publication.year is not None:
-            age = max(0, reference - publication.year)
-            weights[j] = 0.5 ** (age / params.recency_half_life)
-    return weights
 
 
 def compute_affinity(

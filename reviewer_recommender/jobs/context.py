@@ -110,10 +110,12 @@ class JobContext:
         """Write progress (``None`` keeps the fraction) unless written less than 0.2 s ago
         and not ``force``; never raises for a cancel. Returns whether it wrote; reads the
         cancel column in the same round trip. A :class:`~recommender.progress.ProgressStage`
-        (texts being embedded) also writes its numbers as the running job's
-        ``result = {"progress": {texts_done, texts_total, texts_per_second, eta_seconds,
-        elapsed_seconds}}``, replaced by the real result when the job succeeds and emptied
-        when it ends otherwise."""
+        (texts being embedded, papers being scored) also writes its numbers as the running
+        job's ``result = {"progress": {texts_done, texts_total, texts_per_second,
+        eta_seconds, elapsed_seconds}}`` (scoring: ``papers_done``, ``papers_total``,
+        ``papers_per_second``, ``blocks_done``, ``blocks_total`` in place of the texts),
+        replaced by the real result when the job succeeds and emptied when it ends
+        otherwise."""
         with self._lock:
             now = time.monotonic()
             if not force and now - self._last_write < PROGRESS_WRITE_SECONDS:

@@ -104,7 +104,7 @@ test("pair marks are separate chips: each bid and each conflict reason", () => {
   assert.equal(loadText(3, null), "3");
 });
 
-test("an embedding job's progress, an estimate and uploaded scores read in words", () => {
+test("an affinity job's progress (embedding, scoring), an estimate and uploaded scores read in words", () => {
   assert.equal(rateText(15.4), "15");
   assert.equal(rateText(2.14), "2.1");
   assert.equal(rateText(0.351), "0.35");
@@ -115,6 +115,11 @@ test("an embedding job's progress, an estimate and uploaded scores read in words
   assert.equal(textProgressText({ texts_done: 0, texts_total: 10, texts_per_second: null, eta_seconds: null }),
     "0 of 10 texts embedded");
   assert.equal(textProgressText(undefined), "");
+  assert.equal(
+    textProgressText({ fraction: 0.06, papers_done: 1200, papers_total: 20000, papers_per_second: 150.4, eta_seconds: 125, elapsed_seconds: 8, blocks_done: 1, blocks_total: 11 }),
+    "1,200 of 20,000 papers scored · 150 papers/s · about 2 min 05 s left");
+  assert.equal(textProgressText({ papers_done: 9, papers_total: 9, papers_per_second: 40, eta_seconds: 0 }),
+    "9 of 9 papers scored · 40 papers/s");
   assert.equal(
     estimateText({ model: "all-mpnet-base-v2", texts_total: 380000, texts_cached: 1000, texts_to_embed: 379000, texts_per_second: 2.1, seconds: 180476 }),
     "About 50 h 07 min: 379,000 of 380,000 texts to embed with all-mpnet-base-v2 at 2.1 texts/s (1,000 already cached).");

@@ -46,13 +46,19 @@ export function rateText(rate) {
   return String(Number(rate.toPrecision(2)));
 }
 
-/** An embedding job's progress numbers (the job's result.progress while it runs):
- * "1,200 of 3,400 texts embedded · 15 texts/s · about 2 min 40 s left". */
+/** An affinity job's progress numbers (the job's result.progress while it runs), while
+ * texts are embedded: "1,200 of 3,400 texts embedded · 15 texts/s · about 2 min 40 s left";
+ * while papers are scored: "1,200 of 20,000 papers scored · 150 papers/s · about 2 min left". */
 export function textProgressText(p) {
-  if (!p || typeof p.texts_total !== "number") return "";
-  const parts = [`${p.texts_done.toLocaleString("en-US")} of ${p.texts_total.toLocaleString("en-US")} texts embedded`];
-  if (typeof p.texts_per_second === "number") parts.push(`${rateText(p.texts_per_second)} texts/s`);
-  if (typeof p.eta_seconds === "number" && p.texts_done < p.texts_total) parts.push(`about ${duration(p.eta_seconds)} left`);
+  if (!p) return "";
+  const unit = typeof p.texts_total === "number" ? ["texts", "embedded"]
+    : typeof p.papers_total === "number" ? ["papers", "scored"] : null;
+  if (!unit) return "";
+  const [name, verb] = unit;
+  const done = p[`${name}_done`], total = p[`${name}_total`], rate = p[`${name}_per_second`];
+  const parts = [`${done.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} ${name} ${verb}`];
+  if (typeof rate === "number") parts.push(`${rateText(rate)} ${name}/s`);
+  if (typeof p.eta_seconds === "number" && done < total) parts.push(`about ${duration(p.eta_seconds)} left`);
   return parts.join(" · ");
 }
 

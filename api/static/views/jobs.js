@@ -318,7 +318,7 @@ function updateCard(card, job) {
   const bar = bars.get(job.id);
   bar.set(job.progress ?? 0, job.stage ?? (active ? "" : job.state), active && job.started_at ? elapsed(job.started_at) : "");
   bar.finish(active ? "" : job.state);
-  // an embedding step's numbers while it runs: texts done/total, measured rate, time left
+  // an embedding or scoring step's numbers while it runs: done/total, measured rate, time left
   const texts = card.querySelector('[data-testid="job-texts"]');
   const words = active ? textProgressText(job.result?.progress) : "";
   if (texts.textContent !== words) texts.textContent = words;
