@@ -11,7 +11,7 @@ the chosen model, and divides by that model's rate: the one this installation la
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,9 +122,19 @@ def estimate_scoring(
 ) -> ScoringEstimate:
     """Estimate the duration of scoring this venue under ``params`` with ``options`` (its
     embedding cache and device); reads the cache's index only, loads no model weights."""
+    return estimate_texts(venue_texts(reviewers, submissions), params, options)
+
+
+def estimate_texts(
+    all_texts: Iterable[str],
+    params: ScoringParams | None = None,
+    options: RunOptions | None = None,
+) -> ScoringEstimate:
+    """:func:`estimate_scoring` on a venue's texts as :func:`venue_texts` lists them (or as a
+    store reads them without building the corpus: the same strings, duplicates allowed)."""
     params = params or ScoringParams()
     options = options or RunOptions()
-    texts = list(dict.fromkeys(venue_texts(reviewers, submissions)))
+    texts = list(dict.fromkeys(all_texts))
     keys = [text_key(t) for t in texts]
     cache = EmbeddingCache(options.cache_dir) if options.cache_dir is not None else None
     if not params.uses_embedding:

@@ -42,6 +42,7 @@ from reviewer_recommender.storage.repository import (
     bids_frame,
     corpus_version,
     load_corpus,
+    load_corpus_texts,
     pins_frame,
 )
 
@@ -139,13 +140,14 @@ def estimate_affinity_job(
     texts/s (:func:`recommender.affinity.estimate.estimate_scoring`); ``warn`` above ten
     minutes, with what each faster installed model would take. Bad parameters raise
     :class:`InvalidRequest` as the job's submission does; an empty venue StateConflict."""
-    from recommender.affinity.estimate import estimate_scoring
+    from recommender.affinity.estimate import estimate_texts
 
     job = affinity_job_params(params, default_top_n, options)
-    reviewers, submissions = load_corpus(session, venue_id, job.pool)
+    # the texts alone, not the corpus: the estimate only hashes them (see load_corpus_texts)
+    reviewers, submissions, texts = load_corpus_texts(session, venue_id, job.pool)
     if not reviewers or not submissions:
         read_scoring_inputs(session, venue_id, job.pool)  # raises the usual StateConflict
-    return estimate_scoring(reviewers, submissions, job.scoring, options)
+    return estimate_texts(texts, job.scoring, options)
 
 
 def score_venue(

@@ -79,3 +79,44 @@ def test_above_ten_minutes_the_estimate_warns_and_names_the_faster_model(api: Ap
     assert f"{MINILM} would take about" in slow["message"]
     fast = _estimate(api, venue, chair, {"config": {"method": "embedding", "model": MINILM}})
     assert fast["warn"] is False and fast["faster_model"] is None
+
+
+def test_estimate_reads_the_texts_a_job_embeds_without_building_the_corpus(api: Api) -> None:
+    """The estimate's column-only read gives venue_texts of the loaded corpus, string for
+    string (unicode, empty and padded abstracts, titles ending in punctuation, duplicates)."""
+    from recommender.affinity.estimate import estimate_scoring, estimate_texts, venue_texts
+    from reviewer_recommender.storage.repository import load_corpus, load_corpus_texts
+
+    venue, chair, _ = api.new_venue()
+    shared = {"title": "Graphes  et réseaux ", "abstract": "Ünïcödé 中文 abstract. ", "year": 2020}
+    reviewers = [
+        {
+            "id": "~Zoë_Z1",
+            "name": "Zoë",
+            "publications": [shared, {"title": "Why?", "abstract": "Because."}],
+        },
+        {
+            "id": "~Al_A1",
+            "name": "Al",
+            "publications": [shared, {"title": "Only a title", "abstract": ""}],
+        },
+        {"id": "~No_Pubs1", "name": "No Pubs", "publications": []},
+        {"id": "~Ab_B1", "name": "Ab", "publications": [{"title": "", "abstract": " body only"}]},
+    ]
+    submissions = [
+        {"id": "P2", "title": "Graphes  et réseaux ", "abstract": "Ünïcödé 中文 abstract. "},
+        {"id": "P1", "title": "Empty abstract:", "abstract": ""},
+        {"id": "P3", "title": "Colon:", "abstract": "then text"},
+    ]
+    for kind, items in (("reviewers", reviewers), ("submissions", submissions)):
+        assert api.call("POST", f"/venues/{venue}/{kind}", chair, json=items).is_success
+    with api.database.session() as session:
+        corpus = load_corpus(session, venue)
+        n_reviewers, n_submissions, texts = load_corpus_texts(session, venue)
+        assert (n_reviewers, n_submissions) == (4, 3)
+        assert texts == venue_texts(*corpus)
+        assert "Graphes et réseaux. Ünïcödé 中文 abstract." in texts and "Why? Because." in texts
+        assert estimate_texts(texts) == estimate_scoring(*corpus)
+        assert load_corpus_texts(session, venue, "area_chairs") == (0, 3, texts[-3:])
+    body = {"config": {"method": "embedding", "model": MINILM}}
+    assert _estimate(api, venue, chair, body)["texts_total"] == len(set(texts)) == 6
