@@ -36,6 +36,7 @@ def test_upload_compute_assign_export(api: Api) -> None:
         "no_publications": [],
         "withdrawn": 0,
         "skipped": [],
+        "skipped_lines": 0,
     }
     response = api.call("POST", f"/venues/{venue}/submissions", chair, json=SUBMISSIONS)
     assert response.json() == {
@@ -45,6 +46,7 @@ def test_upload_compute_assign_export(api: Api) -> None:
         "no_publications": [],
         "withdrawn": 0,
         "skipped": [],
+        "skipped_lines": 0,
     }
 
     # re-upload of the same ids updates instead of duplicating
@@ -57,6 +59,7 @@ def test_upload_compute_assign_export(api: Api) -> None:
         "no_publications": [],
         "withdrawn": 0,
         "skipped": [],
+        "skipped_lines": 0,
     }
     paper = api.call("GET", f"/venues/{venue}/submissions/P1", viewer).json()
     assert paper["title"].endswith("revised")
