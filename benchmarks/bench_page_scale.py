@@ -32,7 +32,6 @@ import argparse
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -307,45 +306,16 @@ def chromium_figures(
     """Serve the database with uvicorn and time the page in Chromium."""
     from playwright.sync_api import sync_playwright
 
+    from benchmarks.bench_api import free_port, start_server
     from reviewer_recommender.storage.db import Database
 
     database = Database(database_url)
     chair = create_token(database, name="bench-chair", role="chair", venue_id=venue)
     database.dispose()
-    port = 8700 + os.getpid() % 200
-    env = {
-        **os.environ,
-        "RECOMMENDER_DATABASE_URL": database_url,
-        "RECOMMENDER_DATA_DIR": str(data_dir),
-        "PYTHONPATH": str(REPO),
-    }
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "api.app:create_app",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
-        cwd=REPO,
-        env=env,
-    )
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = start_server(database_url, data_dir, port)
     try:
-        import httpx
-
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(300):
-            try:
-                if httpx.get(f"{base}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.2)
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(
                 executable_path=chromium, args=["--headless", "--no-sandbox", "--disable-gpu"]
