@@ -29,6 +29,7 @@ answer of the requests it made (and its content drawn), with its slowest request
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import statistics
@@ -339,101 +340,137 @@ def main() -> None:
     parser.add_argument(
         "--chromium", default=None, help="path of a Chromium binary: also time the page in it"
     )
+    parser.add_argument(
+        "--workdir",
+        default=None,
+        help="keep the venue's database in this folder (relative to the repo) and, when it "
+        "already holds one of the same size, time that one instead of building it again",
+    )
     args = parser.parse_args()
-    n = args.papers
-    with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{Path(tmp) / 'page.db'}"
-        app = create_app(Settings(database_url=url, data_dir=Path(tmp), inline_jobs=True))
-        with TestClient(app) as client:
-            database = app.state.database
-            headers = {"Authorization": f"Bearer {create_token(database, name='b', role='admin')}"}
-            venue = f"bench-{uuid.uuid4().hex[:6]}"
-            started = time.perf_counter()
-            build_page_venue(url, venue, papers=n, reviewers=args.reviewers, stored_scores=False)
-            built = time.perf_counter() - started
-            started = time.perf_counter()
-            stored = score(client, headers, venue)
-            scored = time.perf_counter() - started
-            started = time.perf_counter()
-            draft = solve(client, headers, venue, 6)
-            live = solve(client, headers, venue, 4)
-            solved = time.perf_counter() - started
-            run = client.get(f"/venues/{venue}/assignments/{live}", headers=headers).json()
-            deployed = client.post(
-                f"/venues/{venue}/assignments/{live}/deploy",
-                headers=headers,
-                json={"assignment_id": live, "version": run["version"]},
-            )
-            assert deployed.status_code == 200, deployed.text
+    if args.workdir:
+        folder = REPO / args.workdir
+        folder.mkdir(parents=True, exist_ok=True)
+        measure(args, folder)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            measure(args, Path(tmp))
+
+
+def build_or_reuse(
+    client: TestClient, headers: dict[str, str], url: str, folder: Path, args: Any
+) -> tuple[str, int, int]:
+    """The venue (id, draft run, live run): the one recorded in ``folder`` when its size
+    matches, otherwise built, scored, solved and deployed anew."""
+    record = folder / "venue.json"
+    size = {"papers": args.papers, "reviewers": args.reviewers}
+    if record.exists():
+        kept = json.loads(record.read_text())
+        if kept["size"] == size:
             print(
-                f"{n} papers x {args.reviewers} reviewers, 3 per paper ({3 * n} pairs a run), "
-                f"TF-IDF job ({stored} stored pairs, fitted model saved); built in {built:.1f} s, "
-                f"scored in {scored:.1f} s, two runs solved in {solved:.1f} s; "
-                f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+                f"reusing {kept['venue']} in {folder.name}/ (load average "
+                f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
             )
+            return str(kept["venue"]), int(kept["draft"]), int(kept["live"])
+    n = args.papers
+    venue = f"bench-{uuid.uuid4().hex[:6]}"
+    started = time.perf_counter()
+    build_page_venue(url, venue, papers=n, reviewers=args.reviewers, stored_scores=False)
+    built = time.perf_counter() - started
+    started = time.perf_counter()
+    stored = score(client, headers, venue)
+    scored = time.perf_counter() - started
+    started = time.perf_counter()
+    draft = solve(client, headers, venue, 6)
+    live = solve(client, headers, venue, 4)
+    solved = time.perf_counter() - started
+    run = client.get(f"/venues/{venue}/assignments/{live}", headers=headers).json()
+    deployed = client.post(
+        f"/venues/{venue}/assignments/{live}/deploy",
+        headers=headers,
+        json={"assignment_id": live, "version": run["version"]},
+    )
+    assert deployed.status_code == 200, deployed.text
+    print(
+        f"{n} papers x {args.reviewers} reviewers, 3 per paper ({3 * n} pairs a run), "
+        f"TF-IDF job ({stored} stored pairs, fitted model saved); built in {built:.1f} s, "
+        f"scored in {scored:.1f} s, two runs solved in {solved:.1f} s; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
+    record.write_text(json.dumps({"size": size, "venue": venue, "draft": draft, "live": live}))
+    return venue, draft, live
 
-            def timed(method: str, path: str, repeat: int, **kwargs: Any) -> float:
-                times = []
-                for _ in range(repeat):
-                    start = time.perf_counter()
-                    response = client.request(method, path, headers=headers, **kwargs)
-                    times.append(time.perf_counter() - start)
-                    assert response.status_code < 400, (
-                        path,
-                        response.status_code,
-                        response.text[:300],
-                    )
-                return statistics.median(times) * 1000
 
-            baseline = timed("GET", f"/venues/{venue}", args.repeat)
-            print(f"{'view / request':44} {'ms':>8}  {'x baseline':>10}")
-            print(f"{'baseline: GET /venues/{v}':44} {baseline:8.0f}  {1.0:10.1f}")
-            slowest = ("", 0.0)
-            for label, method, path, kwargs in requests_of_views(venue, draft, live, n):
-                ms = timed(method, path, args.repeat, **kwargs)
-                slowest = max(slowest, (label, ms), key=lambda x: x[1])
-                line(label, ms, baseline, LIMIT_VIEW_MS)
-            base = f"/venues/{venue}/assignments/{draft}"
-            first, newcomer = swap_of(client, headers, base)
-            swap = {
-                "action": "swap",
-                "paper_id": first["paper_id"],
-                "reviewer_id": newcomer,
-                "remove_reviewer_id": first["reviewer_id"],
-            }
-            remove = {
-                "action": "remove",
-                "paper_id": first["paper_id"],
-                "reviewer_id": first["reviewer_id"],
-            }
-            bulk = non_candidates(database, venue, n, args.reviewers, 200)
-            for label, body in (("preview: swap", swap), ("preview: remove", remove)):
-                ms = timed("POST", f"{base}/edits/preview", args.repeat, json=body)
-                line(label, ms, baseline, LIMIT_VIEW_MS)
-            ms = timed(
-                "POST",
-                f"{base}/bulk/preview",
-                args.repeat,
-                files={"file": ("c.csv", bulk.encode())},
-            )
-            line("preview: bulk file of 200 non-candidate rows", ms, baseline, LIMIT_VIEW_MS)
-            version = client.get(base, headers=headers).json()["version"]
-            ms = timed("POST", f"{base}/edits", 1, json={**swap, "version": version})
-            line("edit: swap applied", ms, baseline, LIMIT_EDIT_MS)
-            ms = timed("POST", f"{base}/undo", 1, json={"version": version + 1})
-            line("edit: undo", ms, baseline, LIMIT_EDIT_MS)
-            loads = []
-            for _ in range(args.repeat):
+def measure(args: Any, folder: Path) -> None:
+    n = args.papers
+    url = f"sqlite:///{folder / 'page.db'}"
+    app = create_app(Settings(database_url=url, data_dir=folder, inline_jobs=True))
+    with TestClient(app) as client:
+        database = app.state.database
+        headers = {"Authorization": f"Bearer {create_token(database, name='b', role='admin')}"}
+        venue, draft, live = build_or_reuse(client, headers, url, folder, args)
+
+        def timed(method: str, path: str, repeat: int, **kwargs: Any) -> float:
+            times = []
+            for _ in range(repeat):
                 start = time.perf_counter()
-                for method, path, kwargs in page_load(venue, draft):
-                    response = client.request(method, path, headers=headers, **kwargs)
-                    assert response.status_code < 400, (path, response.text[:300])
-                loads.append((time.perf_counter() - start) * 1000)
-            ms = statistics.median(loads)
-            line("page load (API): sign-in to Assignment drawn", ms, baseline, LIMIT_LOAD_MS)
-            print(f"slowest view request: {slowest[0]} ({slowest[1]:.0f} ms)")
-        if args.chromium:
-            chromium_figures(url, Path(tmp), venue, draft, args.chromium, n)
+                response = client.request(method, path, headers=headers, **kwargs)
+                times.append(time.perf_counter() - start)
+                assert response.status_code < 400, (
+                    path,
+                    response.status_code,
+                    response.text[:300],
+                )
+            return statistics.median(times) * 1000
+
+        baseline = timed("GET", f"/venues/{venue}", args.repeat)
+        print(f"{'view / request':44} {'ms':>8}  {'x baseline':>10}")
+        print(f"{'baseline: GET /venues/{v}':44} {baseline:8.0f}  {1.0:10.1f}")
+        slowest = ("", 0.0)
+        for label, method, path, kwargs in requests_of_views(venue, draft, live, n):
+            ms = timed(method, path, args.repeat, **kwargs)
+            slowest = max(slowest, (label, ms), key=lambda x: x[1])
+            line(label, ms, baseline, LIMIT_VIEW_MS)
+        base = f"/venues/{venue}/assignments/{draft}"
+        first, newcomer = swap_of(client, headers, base)
+        swap = {
+            "action": "swap",
+            "paper_id": first["paper_id"],
+            "reviewer_id": newcomer,
+            "remove_reviewer_id": first["reviewer_id"],
+        }
+        remove = {
+            "action": "remove",
+            "paper_id": first["paper_id"],
+            "reviewer_id": first["reviewer_id"],
+        }
+        bulk = non_candidates(database, venue, n, args.reviewers, 200)
+        for label, body in (("preview: swap", swap), ("preview: remove", remove)):
+            ms = timed("POST", f"{base}/edits/preview", args.repeat, json=body)
+            line(label, ms, baseline, LIMIT_VIEW_MS)
+        ms = timed(
+            "POST",
+            f"{base}/bulk/preview",
+            args.repeat,
+            files={"file": ("c.csv", bulk.encode())},
+        )
+        line("preview: bulk file of 200 non-candidate rows", ms, baseline, LIMIT_VIEW_MS)
+        version = client.get(base, headers=headers).json()["version"]
+        ms = timed("POST", f"{base}/edits", 1, json={**swap, "version": version})
+        line("edit: swap applied", ms, baseline, LIMIT_EDIT_MS)
+        ms = timed("POST", f"{base}/undo", 1, json={"version": version + 1})
+        line("edit: undo", ms, baseline, LIMIT_EDIT_MS)
+        loads = []
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            for method, path, kwargs in page_load(venue, draft):
+                response = client.request(method, path, headers=headers, **kwargs)
+                assert response.status_code < 400, (path, response.text[:300])
+            loads.append((time.perf_counter() - start) * 1000)
+        ms = statistics.median(loads)
+        line("page load (API): sign-in to Assignment drawn", ms, baseline, LIMIT_LOAD_MS)
+        print(f"slowest view request: {slowest[0]} ({slowest[1]:.0f} ms)")
+    if args.chromium:
+        chromium_figures(url, folder, venue, draft, args.chromium, n)
 
 
 if __name__ == "__main__":

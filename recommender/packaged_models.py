@@ -95,6 +95,19 @@ def packaged_model_path(name: str, cache_dir: str | os.PathLike[str] | None = No
     raise ValueError(f"unknown packaged model {name!r}; known: {', '.join(packaged_model_names())}")
 
 
+def assembled_model_path(name: str, cache_dir: str | os.PathLike[str] | None = None) -> Path | None:
+    """:func:`packaged_model_path` without assembling: None while ``name`` is installed but
+    not assembled yet (nothing can have been embedded with it), the same errors otherwise.
+    For what must answer at once (an estimate), not for what embeds."""
+    if name == MPNET_NAME:
+        target = _mpnet_target(Path(cache_dir) if cache_dir else models_root())
+        if (target / _COMPLETE).is_file():
+            return target
+        mpnet_parts()  # ModelNotInstalledError when its packages are missing
+        return None
+    return packaged_model_path(name, cache_dir)
+
+
 def models_root() -> Path:
     """Where assembled models live: :func:`recommender.embeddings.default_cache_dir`, also
     when ``$RECOMMENDER_CACHE_DIR`` is ``none`` (that disables the embedding cache only: an
@@ -135,8 +148,12 @@ def mpnet_parts() -> list[Path]:
     return parts
 
 
+def _mpnet_target(cache_dir: Path) -> Path:
+    return cache_dir / "models" / f"{MPNET_NAME}-{MPNET_WEIGHTS_SHA256[:12]}"
+
+
 def _mpnet_directory(cache_dir: Path) -> Path:
-    target = cache_dir / "models" / f"{MPNET_NAME}-{MPNET_WEIGHTS_SHA256[:12]}"
+    target = _mpnet_target(cache_dir)
     if (target / _COMPLETE).is_file():
         return target
     parts = mpnet_parts()

@@ -102,7 +102,10 @@ def _identity(name: str, options: RunOptions) -> str | None:
     from recommender.profiles import LocalTextEncoder
 
     try:
-        path = options.model_path(name)
+        # not assembled yet: nothing was embedded with it, and assembling costs seconds
+        path = options.resolved_model_path(name)
+        if path is None:
+            return None
         return LocalTextEncoder(
             path,
             batch_size=options.batch_size,
@@ -160,7 +163,7 @@ def estimate_texts(
     for name in options.model_names():
         if name != params.model:
             try:
-                options.model_path(name)
+                options.resolved_model_path(name)
             except ValueError:
                 continue  # not installed here
             alternatives[name] = one(name)[3]

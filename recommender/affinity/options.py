@@ -29,7 +29,11 @@ from recommender.embeddings import (
     default_model_path,
 )
 from recommender.fast_encoder import BACKENDS
-from recommender.packaged_models import packaged_model_names, packaged_model_path
+from recommender.packaged_models import (
+    assembled_model_path,
+    packaged_model_names,
+    packaged_model_path,
+)
 
 BLOCKWISE_MIN_PAIRS = 50_000_000
 """Above this many (paper, publication) pairs a venue is scored blockwise (bounded memory):
@@ -149,6 +153,14 @@ class RunOptions:
             f"unknown embedding model {name!r}; this installation knows "
             f"{', '.join(self.model_names())}"
         )
+
+    def resolved_model_path(self, name: str) -> Path | None:
+        """:meth:`model_path` without assembling a packaged model: None while one is
+        installed but not assembled yet (see
+        :func:`recommender.packaged_models.assembled_model_path`)."""
+        if name in packaged_model_names() and name not in self.models:
+            return assembled_model_path(name)
+        return self.model_path(name)
 
     def with_model_directory(self, path: str | os.PathLike[str]) -> tuple[RunOptions, str]:
         """Register a local model directory (command line); returns the options and the

@@ -121,3 +121,24 @@ def test_a_disabled_embedding_cache_does_not_move_the_models(monkeypatch, tmp_pa
     assert pm.models_root() == tmp_path / ".cache" / "reviewer-recommender"
     monkeypatch.setenv("RECOMMENDER_CACHE_DIR", str(tmp_path / "c"))
     assert pm.models_root() == tmp_path / "c"
+
+
+def test_an_estimate_never_assembles_a_model(monkeypatch, tmp_path, fake_mpnet) -> None:
+    """The estimate answers at once: a packaged model not yet assembled counts nothing
+    cached (nothing was embedded with it) and is still offered as an alternative."""
+    from recommender.affinity.estimate import estimate_texts
+    from recommender.affinity.params import ScoringParams
+
+    _, calls = fake_mpnet
+    monkeypatch.setenv("RECOMMENDER_CACHE_DIR", str(tmp_path / "cache"))
+    assert pm.assembled_model_path(pm.MPNET_NAME) is None
+    options = RunOptions(cache_dir=tmp_path / "cache")
+    estimate = estimate_texts(["a b", "c d"], ScoringParams(model=pm.MPNET_NAME), options)
+    assert (estimate.texts_to_embed, estimate.texts_cached) == (2, 0)
+    assert pm.MINILM_NAME in estimate.alternatives
+    estimate = estimate_texts(["a b", "c d"], ScoringParams(), options)
+    assert pm.MPNET_NAME in estimate.alternatives
+    assert not (tmp_path / "cache" / "models").exists()
+    assert calls  # the parts were looked for, not joined
+    directory = pm.packaged_model_path(pm.MPNET_NAME)
+    assert pm.assembled_model_path(pm.MPNET_NAME) == directory
