@@ -33,7 +33,7 @@ from reviewer_recommender.errors import DomainError
 from reviewer_recommender.services.draft_rules import limits_held, own_pairs
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.ids import id_problem, reviewer_id_form
-from reviewer_recommender.services.pair_rules import addition_obstacles
+from reviewer_recommender.services.pair_rules import addition_obstacles, first_additions_held
 from reviewer_recommender.services.pairs import score_batch
 from reviewer_recommender.services.run_edits import Applied, EditRequest, Outcome, change, mutate
 from reviewer_recommender.services.skipped import skipped_lines
@@ -332,9 +332,12 @@ def _run_rows(
     alone and listed in ``refused``. ``skipped``: the file's lines the checks left out."""
     tightening = True
     added = [(r.paper_id, r.reviewer_id) for r in rows if r.action in ADDING]
-    # the rows' limits read once, and their new pairs scored in one call (not one each)
+    # the rows' limits and their additions' obstacles read once, and their new pairs scored
+    # in one call (not one each)
+    changes = [((r.paper_id, r.reviewer_id), r.action in ADDING) for r in rows]
     with (
         limits_held(session, row),
+        first_additions_held(session, row, changes),
         score_batch(explainers, session, row.venue_id, added, pool=row.pool),
     ):
         for item in rows:

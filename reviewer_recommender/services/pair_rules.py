@@ -10,7 +10,8 @@ pair be added to this run") needs from the stored run and venue.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import pandas as pd
@@ -89,7 +90,11 @@ def addition_obstacles(
     loads, the limits it is held to, the venue's conflicts, bids and forbids and the run's
     own forbids, the scores of
     the run's affinity run); empty lists for pairs that can. ``replacing``: each addition
-    replaces a reviewer of the paper (its demand is no obstacle)."""
+    replaces a reviewer of the paper (its demand is no obstacle). Within
+    :func:`first_additions_held`, a held pair's answer is given (once) instead of read."""
+    held: dict[Pair, list[Obstacle]] | None = session.info.get(("addition-obstacles", row.id))
+    if held is not None and not replacing and len(pairs) == 1 and pairs[0] in held:
+        return {pairs[0]: held.pop(pairs[0])}
     wanted = list(dict.fromkeys(pairs))
     papers = sorted({p for p, _ in wanted})
     reviewers = sorted({r for _, r in wanted})
@@ -135,6 +140,26 @@ def addition_obstacles(
         )
         for p, r in wanted
     }
+
+
+@contextmanager
+def first_additions_held(
+    session: Session, row: AssignmentRow, changes: Sequence[tuple[Pair, bool]]
+) -> Iterator[None]:
+    """Within: :func:`addition_obstacles` of the pairs a sequence of changes adds read in
+    one go, for changes that check no limit (a bulk file: it checks its final state). Each
+    ``(pair, adds)`` change in order; only a pair whose first change adds is held, and its
+    answer is given once, to that change: what excludes a pair or assigns it changes only
+    by a change of that pair (the loads in the answer may be stale: limits are not read)."""
+    first: dict[Pair, bool] = {}
+    for pair, adds in changes:
+        first.setdefault(pair, adds)
+    key = ("addition-obstacles", row.id)
+    session.info[key] = addition_obstacles(session, row, [p for p, adds in first.items() if adds])
+    try:
+        yield
+    finally:
+        session.info.pop(key, None)
 
 
 def _pairs_present(
