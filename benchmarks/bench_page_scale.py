@@ -202,6 +202,18 @@ def page_load(venue: str, draft: int) -> list[tuple[str, str, dict[str, Any]]]:
     ]
 
 
+# a CSS selector's first element is in the page and laid out
+SHOWN = (
+    "(selector) => { const e = document.querySelector(selector); "
+    "return !!e && e.getClientRects().length > 0; }"
+)
+
+
+def rows_of(table: str) -> str:
+    """CSS for a data row of the page's table called ``table`` (not its Loading… row)."""
+    return f'table[aria-label="{table}"] tbody tr:not(:has(> td.muted))'
+
+
 def verdict(ms: float, limit: float) -> str:
     return "ok" if ms < limit else f"OVER {limit / 1000:.0f} s"
 
@@ -210,7 +222,7 @@ def line(label: str, ms: float, baseline: float, limit: float) -> None:
     print(f"{label:44} {ms:8.0f}  {ms / baseline:10.1f}  {verdict(ms, limit)}")
 
 
-def browse_page(page: Any, chair: str, venue: str, draft: int, n: int) -> None:
+def browse_page(page: Any, chair: str, venue: str, draft: int, live: int, n: int) -> None:
     """Sign in, reload, open each tab, a paper's view and an edit preview; each step timed
     from the click to the last answer of the requests it made (and its content drawn)."""
     inflight: set[Any] = set()
@@ -231,12 +243,14 @@ def browse_page(page: Any, chair: str, venue: str, draft: int, n: int) -> None:
     page.on("requestfinished", ended)
     page.on("requestfailed", ended)
 
-    def step(label: str, action: Any, limit: float, marker: Any = None) -> None:
+    def step(label: str, action: Any, limit: float, marker: str | None = None) -> None:
         answered.clear()
         begin = time.perf_counter()
         action()
         if marker is not None:
-            marker.wait_for()
+            # checked on every animation frame: a locator's wait polls up to 500 ms apart,
+            # which once counted as drawing time
+            page.wait_for_function(SHOWN, arg=marker, polling="raf")
         drawn = time.perf_counter()
         quiet = drawn
         while True:  # until no request is in flight for 0.3 s
@@ -253,12 +267,12 @@ def browse_page(page: Any, chair: str, venue: str, draft: int, n: int) -> None:
 
     page.goto("/")
     page.get_by_label("API token").fill(chair)
-    pairs = page.get_by_role("table", name="Assigned pairs").locator("tbody tr").first
+    pairs = rows_of("Assigned pairs")
     step(
         "sign-in (first load, to the Data tab)",
         lambda: page.get_by_role("button", name="Sign in").click(),
         LIMIT_LOAD_MS,
-        page.get_by_test_id("data-summary").locator(".stat").first,
+        "[data-testid=data-summary] .stat",
     )
     address = f"/#/venue/{venue}/assignment?run={draft}"
     for attempt in (1, 2, 3):
@@ -281,7 +295,16 @@ def browse_page(page: Any, chair: str, venue: str, draft: int, n: int) -> None:
     )
     for tab in tabs:
         step(f"tab {tab}", lambda tab=tab: page.get_by_role("tab", name=tab).click(), LIMIT_VIEW_MS)
-    edges = page.get_by_role("table", name="Reviewers of the paper")
+    page.get_by_role("tab", name="Compare runs").click()
+    page.locator("#compare-a").select_option(str(live))
+    page.locator("#compare-b").select_option(str(draft))
+    step(
+        "compare the live run and the draft (summary and its three tables)",
+        page.get_by_role("button", name="Compare", exact=True).click,
+        LIMIT_VIEW_MS,
+        rows_of("Reviewers whose papers changed"),
+    )
+    page.get_by_role("tab", name="Assignment").click()
     step(
         "page load on a paper's view (its address)",
         lambda: (
@@ -289,20 +312,16 @@ def browse_page(page: Any, chair: str, venue: str, draft: int, n: int) -> None:
             page.reload(),
         ),
         LIMIT_LOAD_MS,
-        edges.locator("tbody tr").first,
+        rows_of("Reviewers of the paper"),
     )
+    edges = page.get_by_role("table", name="Reviewers of the paper")
     remove = edges.get_by_role("button", name=re.compile("^Remove: ")).first
-    step(
-        "edit preview (Remove) shown",
-        remove.click,
-        LIMIT_VIEW_MS,
-        page.get_by_test_id("edit-effect"),
-    )
+    step("edit preview (Remove) shown", remove.click, LIMIT_VIEW_MS, "[data-testid=edit-effect]")
     page.keyboard.press("Escape")
 
 
 def chromium_figures(
-    database_url: str, data_dir: Path, venue: str, draft: int, chromium: str, n: int
+    database_url: str, data_dir: Path, venue: str, runs: tuple[int, int], chromium: str, n: int
 ) -> None:
     """Serve the database with uvicorn and time the page in Chromium."""
     from playwright.sync_api import sync_playwright
@@ -325,7 +344,7 @@ def chromium_figures(
                 base_url=base, viewport={"width": 1280, "height": 800}
             ).new_page()
             page.set_default_timeout(120_000)
-            browse_page(page, chair, venue, draft, n)
+            browse_page(page, chair, venue, *runs, n)
             browser.close()
     finally:
         server.kill()
@@ -470,7 +489,7 @@ def measure(args: Any, folder: Path) -> None:
         line("page load (API): sign-in to Assignment drawn", ms, baseline, LIMIT_LOAD_MS)
         print(f"slowest view request: {slowest[0]} ({slowest[1]:.0f} ms)")
     if args.chromium:
-        chromium_figures(url, folder, venue, draft, args.chromium, n)
+        chromium_figures(url, folder, venue, (draft, live), args.chromium, n)
 
 
 if __name__ == "__main__":

@@ -164,3 +164,81 @@ def test_readable_log_renders_old_dict_lines() -> None:
         ("error", "boom"),
     ]
     assert entries[1]["time"] is None
+
+
+def _every(api: Api, chair: str, path: str, **params: Any) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    while True:
+        page = _ok(api.call("GET", path, chair, params={**params, "offset": len(items)}))
+        items += page["items"]
+        if len(items) >= page["total"]:
+            assert len(items) == page["total"]
+            return items
+
+
+def test_comparisons_agree_with_both_runs_pair_lists(api: Api) -> None:
+    """Summary, changed pairs, papers and reviewers (found by the database, without reading
+    the shared pairs) against a model built from each run's whole pair list."""
+    venue, chair, _ = api.new_venue()
+    load_venue(api, venue, chair)
+    v = f"/venues/{venue}"
+    runs = []
+    for params in ({**PARAMS, "max_load": 1}, {**PARAMS, "reviewers_per_paper": 2, "max_load": 3}):
+        job = _ok(api.call("POST", f"{v}/assignments", chair, json=params), 202)
+        runs.append(job["result"]["assignment_id"])
+    pairs = [
+        {
+            (p["paper_id"], p["reviewer_id"]): p["score"]
+            for p in _every(api, chair, f"{v}/assignments/{r}/pairs", limit=3)
+        }
+        for r in runs
+    ]
+    a, b = pairs
+    removed, added = set(a) - set(b), set(b) - set(a)
+    assert removed and added  # the two solves differ
+    base = f"{v}/assignments/{runs[0]}/compare/{runs[1]}"
+    summary = _ok(api.call("GET", base, chair))
+    assert (summary["pairs_a"], summary["pairs_b"]) == (len(a), len(b))
+    assert (summary["shared"], summary["added"], summary["removed"]) == (
+        len(set(a) & set(b)),
+        len(added),
+        len(removed),
+    )
+    assert summary["papers_changed"] == len({p for p, _ in removed | added})
+    assert summary["reviewers_changed"] == len({r for _, r in removed | added})
+    assert summary["objective_a"] == pytest.approx(sum(a.values()))
+    assert summary["objective_change"] == pytest.approx(sum(b.values()) - sum(a.values()))
+    assert summary["mean_score_b"] == pytest.approx(sum(b.values()) / len(b))
+    listed = _every(api, chair, f"{base}/pairs", change="all", limit=2)
+    assert [(i["paper_id"], i["reviewer_id"]) for i in listed] == sorted(removed | added)
+    for item in listed:
+        key = (item["paper_id"], item["reviewer_id"])
+        assert item["change"] == ("added" if key in added else "removed")
+        assert item["score"] == pytest.approx((b if key in added else a)[key])
+    only_added = _every(api, chair, f"{base}/pairs", change="added")
+    assert {(i["paper_id"], i["reviewer_id"]) for i in only_added} == added
+    papers = _every(api, chair, f"{base}/papers", limit=2)
+    assert [p["paper_id"] for p in papers] == sorted({p for p, _ in removed | added})
+    for paper in papers:
+        pid = paper["paper_id"]
+        assert {r["reviewer_id"] for r in paper["added"]} == {r for p, r in added if p == pid}
+        assert {r["reviewer_id"] for r in paper["removed"]} == {r for p, r in removed if p == pid}
+        assert paper["kept"] == len({r for p, r in set(a) & set(b) if p == pid})
+        mine = [s for (p, _), s in a.items() if p == pid]
+        assert paper["mean_score_a"] == pytest.approx(sum(mine) / len(mine))
+    reviewers = _every(api, chair, f"{base}/reviewers", limit=2)
+    assert [r["reviewer_id"] for r in reviewers] == sorted({r for _, r in removed | added})
+    for reviewer in reviewers:
+        rid = reviewer["reviewer_id"]
+        assert reviewer["load_a"] == sum(1 for _, r in a if r == rid)
+        assert reviewer["load_b"] == sum(1 for _, r in b if r == rid)
+        assert {p["paper_id"] for p in reviewer["added"]} == {p for p, r in added if r == rid}
+        assert {p["paper_id"] for p in reviewer["removed"]} == {p for p, r in removed if r == rid}
+    # a page past the end still counts them all
+    for path, count in (
+        ("pairs", summary["added"] + summary["removed"]),
+        ("papers", summary["papers_changed"]),
+        ("reviewers", summary["reviewers_changed"]),
+    ):
+        past = _ok(api.call("GET", f"{base}/{path}", chair, params={"offset": count + 5}))
+        assert (past["items"], past["total"]) == ([], count)
