@@ -19,11 +19,15 @@ load < 3 s.
 
 With ``--chromium PATH`` it also serves the venue with uvicorn and drives the page in
 Chromium (Playwright): sign-in, three reloads on the Assignment tab's address, each tab, a
-reload on a paper's address and an edit preview, each step timed from the click to the last
-answer of the requests it made (and its content drawn), with its slowest request.
+comparison of the two runs, a reload on a paper's address and an edit preview, each step
+timed from the click to the last answer of the requests it made (and its content drawn,
+checked on every animation frame), with its slowest request.
+
+``--workdir DIR`` keeps the venue's database there and times it again on the next run of
+the same size (building and scoring 10,000 x 10,000 takes about a minute).
 
     python benchmarks/bench_page_scale.py [--papers 10000] [--reviewers 10000] [--repeat 3]
-        [--chromium /usr/bin/chromium]
+        [--chromium /usr/bin/chromium] [--workdir bench-work/page10k]
 """
 
 from __future__ import annotations
