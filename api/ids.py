@@ -46,6 +46,9 @@ ReviewerIdPath = Annotated[
     AfterValidator(check_id),
 ]
 RowIdPath = Annotated[int, Path(ge=1, le=MAX_ROW_ID)]
+PoolPath = Annotated[
+    Pool, Path(description="the pool: reviewers, area_chairs or senior_area_chairs")
+]
 IdQuery = Annotated[
     str | None,
     Query(min_length=1, max_length=ID_MAX_LENGTH),

@@ -228,6 +228,17 @@ class RunPairsOut(BaseModel):
     pairs: list[tuple[str, str]] = Field(description="[paper_id, reviewer_id] of the record")
 
 
+class PoolLeaveOut(BaseModel):
+    """A person taken out of one pool: the pools they are in now, and the draft runs of
+    that pool still holding their pairs (their checks flag those pairs as to be removed)."""
+
+    model_config = ConfigDict(from_attributes=True)
+    id: str
+    pool: str
+    pools: list[str]
+    runs: list[RunPairsOut]
+
+
 class RecordChangeOut(BaseModel):
     """A record's status after a withdraw or restore, the draft and live runs holding its
     pairs, and per live run the body of an emergency re-assignment without it
@@ -258,6 +269,11 @@ class UploadResult(BaseModel):
     withdrawn: int = Field(
         default=0, description="records a confirmed replacing upload withdrew (withdraw_absent)"
     )
+    left_pool: int = Field(
+        default=0,
+        description="persons a confirmed replacing upload took out of its pool only: they "
+        "are in another pool too, where they stay",
+    )
     skipped: list[SkippedLineOut] = Field(
         default_factory=list,
         description="lines of a bids, constraints, demand or max-load file left out, each "
@@ -280,8 +296,21 @@ class UploadPreviewOut(BaseModel):
     changed: int
     unchanged: int
     removed: int = Field(
-        description="active records (of the pool) the file leaves out: withdrawn when the "
-        "upload is confirmed with withdraw_absent"
+        description="active records (of the pool) the file leaves out, taken away when the "
+        "upload is confirmed with withdraw_absent: withdrawing + leaving_pool"
+    )
+    withdrawing: int = Field(
+        description="of the removed, those withdrawn by the replace: submissions, and "
+        "persons whose only pool this is (the answer's withdrawn)"
+    )
+    leaving_pool: int = Field(
+        description="of the removed, persons in another pool too: the replace takes them "
+        "out of this pool only (the answer's left_pool)"
+    )
+    leaving_pool_ids: list[str]
+    leaving_assigned: list[str] = Field(
+        description="persons leaving the pool whom its live run assigns: the replace is "
+        "refused (409 member_assigned_live) until that run is re-assigned without them"
     )
     added_ids: list[str]
     changed_ids: list[str]

@@ -84,7 +84,8 @@ WithdrawAbsentQuery = Annotated[
     bool,
     Query(
         description="replace: withdraw the active records (of the pool) the file leaves "
-        "out; needs a preview token"
+        "out, except persons in another pool too, who leave this pool only; needs a preview "
+        "token"
     ),
 ]
 
@@ -128,7 +129,10 @@ def upload_reviewers(
 ) -> UploadCounts:
     """Upload persons from a file into a pool (reviewers by default; a person may be in
     several); 422 lists every bad row, or says the file looks like submissions; nothing is
-    stored then. ``no_publications`` flags the persons without publications."""
+    stored then. ``no_publications`` flags the persons without publications. A replace
+    (``withdraw_absent``) withdraws the persons it leaves out whose only pool this is and
+    takes those in another pool too out of this one (``withdrawn``, ``left_pool``); 409
+    ``member_assigned_live`` while the pool's live run assigns one of the latter."""
     name, reviewers, digest = _reviewers_file(settings, file, publications)
     confirm = corpus.Confirm(preview, digest, withdraw_absent)
     return corpus.store_reviewers(session, venue_id, principal.name, reviewers, name, pool, confirm)
@@ -147,8 +151,10 @@ def preview_reviewers(
 ) -> UploadDiff:
     """What uploading this file into the pool would change, before anything is stored:
     added, changed and unchanged ids, and the pool's active persons it leaves out
-    (``removed``), counted and listed; persons without publications; the ``token`` that
-    confirms exactly this file (``preview`` on the upload)."""
+    (``removed``: ``withdrawing``, whose only pool it is, and ``leaving_pool``, who are in
+    another pool too and would leave this one only), counted and listed; persons without
+    publications; the ``token`` that confirms exactly this file (``preview`` on the
+    upload)."""
     name, reviewers, digest = _reviewers_file(settings, file, publications)
     return corpus.preview_reviewers(session, venue_id, reviewers, name, pool, digest)
 

@@ -1,5 +1,6 @@
-"""A record's lifecycle: edit, withdraw, restore and delete a paper or a person (logic in
-:mod:`reviewer_recommender.services.records`)."""
+"""A record's lifecycle: edit, withdraw, restore and delete a paper or a person, and take a
+person out of one pool (logic in :mod:`reviewer_recommender.services.records` and
+:mod:`reviewer_recommender.services.memberships`)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from fastapi import APIRouter, status
 
 from api.auth import Writer
 from api.dependencies import SessionDep
-from api.ids import PaperIdPath, ReviewerIdPath, VenueIdPath
+from api.ids import PaperIdPath, PoolPath, ReviewerIdPath, VenueIdPath
 from api.schemas import (
+    PoolLeaveOut,
     RecordChangeOut,
     ReviewerEditIn,
     ReviewerOut,
@@ -18,8 +20,9 @@ from api.schemas import (
     SubmissionOut,
     WithdrawIn,
 )
-from reviewer_recommender.services import corpus, records
+from reviewer_recommender.services import corpus, memberships, records
 from reviewer_recommender.services.corpus import ReviewerRecord, SubmissionRecord
+from reviewer_recommender.services.memberships import PoolLeave
 from reviewer_recommender.services.records import RecordChange
 
 router = APIRouter(tags=["corpus"])
@@ -109,6 +112,26 @@ def delete_reviewer(
     and scores); 409 ``record_has_history`` when a run, bid, pin, decline or token names
     them: withdraw them instead."""
     records.delete_record(session, venue_id, "reviewers", reviewer_id, principal.name)
+
+
+@router.delete(
+    "/venues/{venue_id}/reviewers/{reviewer_id}/pools/{pool}", response_model=PoolLeaveOut
+)
+def leave_pool(
+    venue_id: VenueIdPath,
+    reviewer_id: ReviewerIdPath,
+    pool: PoolPath,
+    principal: Writer,
+    session: SessionDep,
+) -> PoolLeave:
+    """Take a person out of one pool (audited); they stay in their other pools with their
+    record and history. 404 ``not_in_pool`` when they are not in it; 409 ``last_pool``
+    when it is their only pool (a person in no pool counts as a reviewer: withdraw them
+    instead); 409 ``member_assigned_live`` while the pool's live run assigns them (the
+    answer carries the emergency re-assignment body that frees them). Their pairs in the
+    pool's drafts stay, listed in the answer: the drafts' checks flag them as to be
+    removed."""
+    return memberships.leave_pool(session, venue_id, reviewer_id, pool, principal.name)
 
 
 @router.delete("/venues/{venue_id}/submissions/{paper_id}", status_code=status.HTTP_204_NO_CONTENT)

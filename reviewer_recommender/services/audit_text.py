@@ -106,6 +106,11 @@ def _upload(noun: str) -> Callable[[Detail, Names], str]:
             + (f" from {source}" if source else "")
             + f": {detail.get('created', 0)} new, {detail.get('updated', 0)} updated"
             + (f", {withdrawn} not in the file withdrawn" if withdrawn else "")
+            + (
+                f", {detail.get('left_pool')} not in the file out of the {detail.get('pool')} pool"
+                if detail.get("left_pool")
+                else ""
+            )
             + (f", {bare} without publications" if bare else "")
             + (" (previewed)" if detail.get("previewed") else "")
         )
@@ -136,6 +141,15 @@ def _record(verb: str, noun: str) -> Callable[[Detail, Names], str]:
     return words
 
 
+def _leave_pool(detail: Detail, names: Names) -> str:
+    person = str(detail.get("id", ""))
+    name = names.name(person)
+    shown = f"{person} ({name})" if name and name != person else person
+    pairs = detail.get("pairs")
+    held = f" (their {pairs} draft pairs are to be removed)" if pairs else ""
+    return f"took {shown} out of the {detail.get('pool', '')} pool{held}"
+
+
 def _job_start(detail: Detail, _names: Names) -> str:
     job = detail.get("job_number") or detail.get("job_id")
     rerun = detail.get("rerun_of")
@@ -155,6 +169,7 @@ SUMMARIES: dict[str, Callable[[Detail, Names], str]] = {
     "reviewer.withdraw": _record("withdrew", "reviewer"),
     "reviewer.restore": _record("restored", "reviewer"),
     "reviewer.delete": _record("deleted", "reviewer"),
+    "reviewer.leave_pool": _leave_pool,
     "submission.edit": _record("edited", "submission"),
     "submission.withdraw": _record("withdrew", "submission"),
     "submission.restore": _record("restored", "submission"),

@@ -25,6 +25,13 @@ from reviewer_recommender.services.ids import (
     check_submissions,
     refuse_stored_lookalikes,
 )
+from reviewer_recommender.services.memberships import (
+    Absent,
+    live_pairs,
+    refuse_held,
+    remove_members,
+    split_absent,
+)
 from reviewer_recommender.services.pools import (
     add_members,
     check_pool,
@@ -97,7 +104,9 @@ class Confirm:
     """How an upload applies: ``preview``, the token of the preview the chair confirmed
     (None: apply without one); ``digest``, the upload's
     :func:`~reviewer_recommender.services.upload_diff.content_digest`; ``withdraw_absent``:
-    replace, withdrawing the active records the file leaves out (only with a preview)."""
+    replace (only with a preview): the active records the file leaves out are withdrawn,
+    except persons in another pool too, who leave the upload's pool only
+    (:mod:`reviewer_recommender.services.memberships`)."""
 
     preview: str | None = None
     digest: str = ""
@@ -158,11 +167,8 @@ def _confirmed(
         check_confirmed(session, venue_id, kind, pool, confirm.digest, confirm.preview)
 
 
-def _withdraw_absent(
-    session: Session, venue_id: str, kind: str, ids: list[str], pool: str | None
-) -> int:
+def _withdraw(session: Session, venue_id: str, kind: str, absent: list[str]) -> int:
     model: Any = ReviewerRow if kind == "reviewers" else SubmissionRow
-    absent = absent_ids(session, venue_id, kind, ids, pool)
     for start in range(0, len(absent), 1000):
         session.execute(
             update(model)
@@ -188,15 +194,21 @@ def store_reviewers(
     rows = _checked_reviewers(session, venue_id, reviewers, source, pool)
     _confirmed(session, venue_id, "reviewers", pool, confirm)
     ids = [r["id"] for r in rows]
+    absent = Absent()
+    if confirm.withdraw_absent:
+        # sorted before anything is written: the file's persons are never among them
+        absent = split_absent(
+            session, venue_id, pool, absent_ids(session, venue_id, "reviewers", ids, pool)
+        )
+        if absent.held:
+            live, held = live_pairs(session, venue_id, pool, absent.held)
+            raise refuse_held(venue_id, pool, live, held)
     if pool != DEFAULT_POOL:
         record_unpooled(session, venue_id, ids)
     created, updated = upsert(session, ReviewerRow, venue_id, rows)
     joined = add_members(session, venue_id, pool, ids)
-    withdrawn = (
-        _withdraw_absent(session, venue_id, "reviewers", ids, pool)
-        if confirm.withdraw_absent
-        else 0
-    )
+    withdrawn = _withdraw(session, venue_id, "reviewers", absent.withdraw)
+    left_pool = remove_members(session, venue_id, pool, absent.leave)
     bump_corpus_version(session, venue_id)
     no_publications = tuple(sorted(r["id"] for r in rows if not r["publications"]))
     audit(
@@ -211,6 +223,7 @@ def store_reviewers(
         joined_pool=joined,
         no_publications=len(no_publications),
         withdrawn=withdrawn,
+        left_pool=left_pool,
         previewed=confirm.preview is not None,
     )
     session.commit()
@@ -220,6 +233,7 @@ def store_reviewers(
         total=count_rows(session, ReviewerRow, venue_id),
         no_publications=no_publications,
         withdrawn=withdrawn,
+        left_pool=left_pool,
     )
 
 
@@ -240,7 +254,12 @@ def store_submissions(
     created, updated = upsert(session, SubmissionRow, venue_id, rows)
     ids = [r["id"] for r in rows]
     withdrawn = (
-        _withdraw_absent(session, venue_id, "submissions", ids, None)
+        _withdraw(
+            session,
+            venue_id,
+            "submissions",
+            absent_ids(session, venue_id, "submissions", ids, None),
+        )
         if confirm.withdraw_absent
         else 0
     )

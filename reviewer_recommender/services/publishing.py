@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from sqlalchemy import and_, select, update
 from sqlalchemy.orm import Session
@@ -116,33 +117,53 @@ def violations(
     papers = run_items(session, row)
     reviewers = sorted(str(r) for r in session.scalars(members))
     limits = run_limits(session, row)
+    max_load, min_load = limits.max_array(reviewers), limits.min_array(reviewers)
+    # persons with pairs who have left the run's pool: max load 0 (their pairs are to go)
+    outside = sorted(set(pairs["reviewer_id"].astype(str)) - set(reviewers))
+    if outside:
+        tops = dict(zip(reviewers, max_load.tolist(), strict=True))
+        lows = dict(zip(reviewers, min_load.tolist(), strict=True))
+        reviewers = sorted([*reviewers, *outside])
+        max_load = np.array([tops.get(r, 0) for r in reviewers], dtype=np.int64)
+        min_load = np.array([lows.get(r, 0) for r in reviewers], dtype=np.int64)
     found = check_assignment(
         pairs["paper_id"],
         pairs["reviewer_id"],
         paper_ids=papers,
         demand=limits.demand_array(papers),
         reviewer_ids=reviewers,
-        min_load=limits.min_array(reviewers),
-        max_load=limits.max_array(reviewers),
+        min_load=min_load,
+        max_load=max_load,
         exclusions=exclusions_frame(excluded),
         pins=pins,
     )
-    return _name_withdrawn(session, venue_id, row.pool, found)
+    return _name_withdrawn(session, venue_id, row.pool, found, set(outside))
 
 
 def _name_withdrawn(
-    session: Session, venue_id: str, pool: str, found: list[Violation]
+    session: Session, venue_id: str, pool: str, found: list[Violation], outside: set[str]
 ) -> list[Violation]:
     """The demand and load violations of withdrawn records
-    (:mod:`reviewer_recommender.services.records`) said as such: their pairs are to be
-    removed."""
+    (:mod:`reviewer_recommender.services.records`) and of persons ``outside`` the run's
+    pool (:mod:`reviewer_recommender.services.memberships`) said as such: their pairs are
+    to be removed."""
     from reviewer_recommender.services.records import withdrawn_ids
 
     if not any(v.kind in ("demand", "max_load") for v in found):
         return found
-    persons = set(withdrawn_ids(session, venue_id, "reviewers"))
+    if outside:
+        found = [
+            replace(v, detail=f"not in the {pool} pool: its pairs are to be removed ({v.detail})")
+            if v.kind == "max_load" and v.reviewer_id in outside
+            else v
+            for v in found
+        ]
+    gone_persons = set(withdrawn_ids(session, venue_id, "reviewers"))
+    persons = gone_persons - outside  # said above
     items = (
-        persons if pool == SENIOR_AREA_CHAIRS else set(withdrawn_ids(session, venue_id, "papers"))
+        gone_persons
+        if pool == SENIOR_AREA_CHAIRS
+        else set(withdrawn_ids(session, venue_id, "papers"))
     )
     named = []
     for v in found:

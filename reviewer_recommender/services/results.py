@@ -64,6 +64,8 @@ class UploadCounts:
     no_publications: tuple[str, ...] = ()
     # records a confirmed replacing upload withdrew (active, not named by the file)
     withdrawn: int = 0
+    # persons a confirmed replacing upload took out of its pool only (in another pool too)
+    left_pool: int = 0
     # the file's lines left out, each {line, field, message}, and how many lines they are
     # (:mod:`reviewer_recommender.services.skipped`: the audit entry counts the same)
     skipped: tuple[dict[str, Any], ...] = ()

@@ -3,8 +3,14 @@
 A preview parses and checks the file like the upload itself, then compares it with the
 venue's records: **added** ids (new), **changed** ids (a stored field differs),
 **unchanged** ids, and **removed** ids (active records of the venue, of the pool for
-persons, that the file does not name: a replacing upload withdraws them when asked to).
-Persons without publications are flagged (no profile to score them with).
+persons, that the file does not name: what a replacing upload takes away when asked to).
+Of the removed persons, a replace withdraws those whose only pool this is (``withdrawing``)
+and takes those who are in another pool too out of this pool only (``leaving_pool``,
+:mod:`reviewer_recommender.services.memberships`): ``removed == withdrawing + leaving_pool``,
+the numbers the upload's answer and audit entry give as ``withdrawn`` and ``left_pool``.
+``leaving_assigned`` names those leaving whom the pool's live run assigns: the replace is
+refused (409) until they are re-assigned. Persons without publications are flagged (no
+profile to score them with).
 
 The preview answers a **token**: a hash of the file's bytes, its kind and pool and the
 state of the venue's records of that kind (:func:`records_version`). An upload that names
@@ -24,6 +30,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import StateConflict
+from reviewer_recommender.services.memberships import Absent, split_absent
 from reviewer_recommender.storage.models import ReviewerRow, SubmissionRow
 from reviewer_recommender.storage.repository import corpus_version, pool_members
 
@@ -86,6 +93,12 @@ class UploadDiff:
     # records the file names that are withdrawn: they stay withdrawn (restore them apart)
     withdrawn_named: list[str] = field(default_factory=list)
     token: str = ""
+    # of the removed: withdrawn by a replace (their only pool), leaving this pool only (in
+    # another too), and those leaving whom the pool's live run assigns (replace refused)
+    withdrawing: int = 0
+    leaving_pool: int = 0
+    leaving_pool_ids: list[str] = field(default_factory=list)
+    leaving_assigned: list[str] = field(default_factory=list)
 
 
 def _stored(
@@ -133,6 +146,11 @@ def diff_rows(
             for name in differing:
                 fields[name] = fields.get(name, 0) + 1
     removed = absent_ids(session, venue_id, kind, ids, pool)
+    split = (
+        split_absent(session, venue_id, pool, removed)
+        if kind == "reviewers" and pool is not None
+        else Absent(withdraw=removed)
+    )
     no_publications = (
         sorted(str(r["id"]) for r in rows if not r["publications"]) if kind == "reviewers" else []
     )
@@ -152,6 +170,10 @@ def diff_rows(
         no_publications=no_publications,
         withdrawn_named=withdrawn[:LISTED],
         token=preview_token(kind, pool or "", digest, version),
+        withdrawing=len(split.withdraw),
+        leaving_pool=len(split.leave),
+        leaving_pool_ids=split.leave[:LISTED],
+        leaving_assigned=split.held[:LISTED],
     )
 
 

@@ -35,6 +35,7 @@ def test_upload_compute_assign_export(api: Api) -> None:
         "total": 4,
         "no_publications": [],
         "withdrawn": 0,
+        "left_pool": 0,
         "skipped": [],
         "skipped_lines": 0,
     }
@@ -45,6 +46,7 @@ def test_upload_compute_assign_export(api: Api) -> None:
         "total": 4,
         "no_publications": [],
         "withdrawn": 0,
+        "left_pool": 0,
         "skipped": [],
         "skipped_lines": 0,
     }
@@ -58,6 +60,7 @@ def test_upload_compute_assign_export(api: Api) -> None:
         "total": 4,
         "no_publications": [],
         "withdrawn": 0,
+        "left_pool": 0,
         "skipped": [],
         "skipped_lines": 0,
     }

@@ -347,6 +347,7 @@ def test_good_csv_upload_still_works(api: Api, venue: tuple[str, str]) -> None:
         "total": 5,
         "no_publications": [],
         "withdrawn": 0,
+        "left_pool": 0,
         "skipped": [],
         "skipped_lines": 0,
     }

@@ -20,6 +20,7 @@ export const EP = {
   previewSubmissions: (v) => `${V(v)}/submissions/upload/preview`,
   withdrawReviewer: (v, r) => `${V(v)}/reviewers/${q(r)}/withdraw`,
   restoreReviewer: (v, r) => `${V(v)}/reviewers/${q(r)}/restore`,
+  reviewerPool: (v, r, pool) => `${V(v)}/reviewers/${q(r)}/pools/${q(pool)}`,
   withdrawSubmission: (v, p) => `${V(v)}/submissions/${q(p)}/withdraw`,
   restoreSubmission: (v, p) => `${V(v)}/submissions/${q(p)}/restore`,
   searchPapers: (v) => `${V(v)}/search/papers`,

@@ -11,6 +11,9 @@ export function niceNumber(value) {
   return value.toFixed(abs < 1 ? 3 : 2);
 }
 
+/** What each pool's persons are called, plural. */
+export const POOL_WORDS = { reviewers: "reviewers", area_chairs: "area chairs", senior_area_chairs: "senior area chairs" };
+
 /** A signed difference: "+0.120", "−3", "0". */
 export function signed(value) {
   if (typeof value !== "number" || !Number.isFinite(value)) return "–";

@@ -51,6 +51,21 @@ function idList(label, ids, total, testid) {
     h("p", { class: "id-list" }, ids.join(", ")));
 }
 
+/** What replacing does to the records the file leaves out: withdrawn (their history stays), and
+ * for persons in another pool too, out of this pool only. */
+function replaceLabel(kind, noun, diff) {
+  const withdrawing = diff.withdrawing ?? diff.removed;
+  const leaving = diff.leaving_pool ?? 0;
+  const parts = [];
+  if (withdrawing) {
+    parts.push(`withdraw the ${withdrawing} ${noun} not in the file (their history stays` +
+      `${kind === "reviewers" ? "; a withdrawn person takes no paper in any pool" : ""})`);
+  }
+  if (leaving) parts.push(`take the ${leaving} leaving this pool out of it (they stay in their other pools)`);
+  const text = parts.join(", and ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 /** The diff of a replacing upload, with Apply (optionally withdrawing the records the file
  * leaves out) and Cancel; resolves to the query to apply with, or null when cancelled. */
 function diffView(kind, file, diff, result) {
@@ -71,9 +86,11 @@ function diffView(kind, file, diff, result) {
     diff.withdrawn_named.length ? h("p", { "data-testid": "diff-withdrawn-named" },
       `${diff.withdrawn_named.length} withdrawn ${noun} in the file stay withdrawn (restore them under Records): ` +
       diff.withdrawn_named.slice(0, 20).join(", ")) : null,
+    idList(`Leaving this pool only (in another pool too, where they stay)`, diff.leaving_pool_ids ?? [], diff.leaving_pool ?? 0, "diff-leaving-pool"),
+    diff.leaving_assigned?.length ? h("p", { class: "error-message", "data-testid": "diff-leaving-assigned" },
+      `The live run of this pool assigns ${diff.leaving_assigned.join(", ")}: a replace is refused until it is re-assigned without them.`) : null,
     diff.removed ? h("div", { class: "field checkbox" }, withdraw,
-      h("label", { for: withdraw.id }, `Withdraw the ${diff.removed} ${noun} not in the file (their history stays` +
-        `${kind === "reviewers" ? "; a withdrawn person takes no paper in any pool" : ""})`)) : null,
+      h("label", { for: withdraw.id }, replaceLabel(kind, noun, diff))) : null,
     h("div", { class: "dialog-actions" }, cancel, apply)));
   return new Promise((resolve) => {
     cancel.addEventListener("click", () => { fill(result, h("p", { class: "muted" }, `${file.name} was not applied.`)); resolve(null); });
@@ -87,6 +104,7 @@ function loadedText(kind, file, answer) {
     if ("created" in answer) parts.push(`${answer.created} new`);
     if ("updated" in answer) parts.push(`${answer.updated} updated`);
     if (answer.withdrawn) parts.push(`${answer.withdrawn} withdrawn`);
+    if (answer.left_pool) parts.push(`${answer.left_pool} out of the pool`);
     if ("total" in answer) parts.push(`${answer.total} ${kind} in the venue`);
   }
   return `${file.name}: loaded ${KIND_WORDS[kind] ?? kind}${parts.length ? " — " + parts.join(", ") : ""}.`;

@@ -4,7 +4,7 @@
 // (reviewer and area chair tokens: created, listed, revoked).
 import { $, h, fill } from "../core/dom.js";
 import { EP } from "../core/endpoints.js";
-import { dateTime, jobTitle, plural, runName } from "../core/format.js";
+import { dateTime, jobTitle, plural, POOL_WORDS, runName } from "../core/format.js";
 import { canWrite, state } from "../core/state.js";
 import { paperCell, reviewerCell } from "../components/cells.js";
 import { busy, errorBox, say, UserError } from "../components/feedback.js";
@@ -13,7 +13,6 @@ import { jobResult } from "./jobs.js";
 import { refreshRuns } from "./runs.js";
 import { registerView, selectTab } from "./tabs.js";
 
-const POOL_WORDS = { reviewers: "reviewers", area_chairs: "area chairs", senior_area_chairs: "senior area chairs" };
 
 function people(list) {
   if (!list?.length) return h("span", { class: "muted" }, "—");

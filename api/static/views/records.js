@@ -1,10 +1,12 @@
 // The Data tab's records: the venue's submissions and persons (of the pool chosen in the console
 // head) listed a page at a time, filtered by text and status; each one edited, withdrawn or
 // restored, or deleted (only while nothing refers to it: the service answers 409 otherwise).
-// Withdrawing a record of the live run offers the emergency re-assignment without it.
+// Withdrawing a record of the live run offers the emergency re-assignment without it. A person
+// shows their pools; one in another pool too can be taken out of the pool shown (the service
+// refuses while the pool's live run assigns them, and for a person's only pool).
 import { h } from "../core/dom.js";
 import { EP } from "../core/endpoints.js";
-import { jobTitle, plural, runName } from "../core/format.js";
+import { jobTitle, plural, POOL_WORDS, runName } from "../core/format.js";
 import { invalidateNames } from "../core/names.js";
 import { canWrite, emit, on, state } from "../core/state.js";
 import { confirmDialog } from "../components/dialog.js";
@@ -92,8 +94,44 @@ function actions(kind, record) {
   editButton.addEventListener("click", () => editDialog(kind, record));
   toggle.addEventListener("click", () => statusDialog(kind, record));
   deleteButton.addEventListener("click", () => deleteDialog(kind, record));
-  host.append(editButton, toggle, deleteButton);
+  host.append(editButton, toggle);
+  // out of the pool shown, for a person who is in another too (their only pool: withdraw them)
+  const pool = state.pool;
+  if (kind === "reviewers" && record.pools?.includes(pool) && record.pools.length > 1) {
+    const leave = h("button", { type: "button", class: "small-btn secondary", "aria-label": `Remove ${record.id} from the ${POOL_WORDS[pool]}`, "data-testid": "leave-pool" },
+      `Remove from ${POOL_WORDS[pool]}`);
+    leave.addEventListener("click", () => leaveDialog(record, pool));
+    host.append(leave);
+  }
+  host.append(deleteButton);
   return host;
+}
+
+function poolBadges(record) {
+  return h("span", { class: "pool-list", "data-testid": "record-pools" },
+    ...(record.pools ?? []).map((pool) => h("span", { class: "badge" }, POOL_WORDS[pool] ?? pool)));
+}
+
+async function leaveDialog(record, pool) {
+  const others = record.pools.filter((p) => p !== pool).map((p) => POOL_WORDS[p] ?? p).join(", ");
+  const answer = await confirmDialog({
+    title: `Remove ${record.id} from the ${POOL_WORDS[pool]}`, confirm: "Remove from pool", danger: true, testid: "leave-pool-dialog",
+    body: [
+      h("p", {}, `${record.id} stays a person of the venue, in: ${others}. Their stored quota among the ${POOL_WORDS[pool]} goes; `,
+        "their pairs in this pool's drafts stay, flagged as to be removed by the drafts' checks."),
+      h("p", { class: "hint" }, "Refused while this pool's live run assigns them: re-assign it without them first."),
+    ],
+    onConfirm: () => state.api.delete(EP.reviewerPool(state.venue, record.id, pool)),
+  });
+  if (!answer) return;
+  say(`${record.id} removed from the ${POOL_WORDS[pool]}.`);
+  const drafts = answer.runs ?? [];
+  view.effects.replaceChildren(...(drafts.length ? [h("p", { "data-testid": "leave-pool-drafts" },
+    `${record.id}'s pairs in ${drafts.map((r) => `draft #${r.number ?? r.assignment_id} (${plural(r.pairs.length, "pair")})`).join(", ")} `,
+    `are now pairs of a person outside the ${POOL_WORDS[pool]}: the drafts' checks list them as to be removed.`)] : []));
+  invalidateNames();
+  emit("data", "reviewers");
+  await refreshCounts();
 }
 
 async function editDialog(kind, record) {
@@ -163,6 +201,7 @@ function columns(kind) {
     { label: "Id", key: "id", rowHeader: true },
     { label: "Name", key: "name" },
     { label: "Affiliation", key: "affiliation" },
+    { label: "Pools", render: poolBadges },
     { label: "Publications", num: true, render: (r) => (r.no_publications
       ? h("span", { class: "badge badge-warn", "data-testid": "no-publications", title: "no profile to score this person with" }, "none")
       : String(r.n_publications)) },
