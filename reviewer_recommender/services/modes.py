@@ -10,9 +10,10 @@ lays them out as a table.
 :func:`reviewer_recommender.services.reassign.reassign` (every live pair kept except those of
 withdrawn
 reviewers, removed pairs and pairs that are conflicts now; only the vacated slots filled,
-or the fewest pairs moved), stores the withdrawals and removals as standing constraints
-(a withdrawn reviewer's max load becomes 0, a removed pair a chair's forbid, their pins
-are dropped: later solves and every publishing check respect them), and records the
+or the fewest pairs moved), stores the withdrawals and removals as the draft's own rules
+(a withdrawn reviewer's max load becomes 0, a removed pair a chair's forbid, their venue
+pins lifted in the draft: its re-solves and publishing checks respect them, other runs and
+the venue hold the pins until the chair promotes the draft's rules), and records the
 draft's difference from the live run in its summary (``reassignment``). The draft is
 published like any other, through :func:`reviewer_recommender.services.publishing.publish`.
 """
@@ -31,6 +32,7 @@ from reviewer_recommender.errors import InvalidRequest, StateConflict
 from reviewer_recommender.jobs.runner import JobRunner
 from reviewer_recommender.services.assignment import json_safe
 from reviewer_recommender.services.draft_rules import (
+    UNPIN,
     add_rule,
     copy_rules,
     draft_max_loads,
@@ -50,6 +52,7 @@ from reviewer_recommender.storage.models import (
     AssignmentPair,
     AssignmentRow,
     Job,
+    Pin,
     SubmissionRow,
 )
 from reviewer_recommender.storage.repository import (
@@ -67,6 +70,10 @@ REASSIGNMENT_JOB = "reassignment"
 
 # changed pairs listed in a draft's summary (the counts are always complete)
 LISTED_CHANGES = 5000
+
+# why a re-assignment draft lifts a venue pin (its own ``unpin`` rule)
+LIFTED_WITHDRAWN = "reviewer withdrawn by the re-assignment"
+LIFTED_REMOVED = "removed by the re-assignment"
 
 
 def randomness(row: AssignmentRow) -> dict[str, Any]:
@@ -371,16 +378,31 @@ def _record(
 ) -> None:
     """The re-assignment's rules, its own (another draft never sees them; the chair may
     promote them): the live run's, then each withdrawn reviewer's max load 0 (their own
-    pins dropped) and a forbid of each removed pair (its own pin dropped)."""
+    pins dropped, the venue's lifted) and a forbid of each removed pair (its own pin
+    dropped, the venue's lifted). A lifted venue pin holds on in the venue and every other
+    run; the draft's checks and re-solves leave it out."""
     copy_rules(session, live.id, row.id)
-    for reviewer_id in sorted(set(withdraw)):
+    gone = sorted(set(withdraw))
+    for reviewer_id in gone:
         add_rule(session, row.id, "max_load", "", reviewer_id, actor=actor, reason=reason, value=0)
         for pin in rules(session, row.id, "pin"):
             if pin.reviewer_id == reviewer_id:
                 session.delete(pin)
+    lift: dict[tuple[str, str], str] = {}
+    for start in range(0, len(gone), 500):
+        for paper_id, reviewer_id in session.execute(
+            select(Pin.paper_id, Pin.reviewer_id).where(
+                Pin.venue_id == live.venue_id, Pin.reviewer_id.in_(gone[start : start + 500])
+            )
+        ):
+            lift[(str(paper_id), str(reviewer_id))] = LIFTED_WITHDRAWN
     for paper_id, reviewer_id in dict.fromkeys(remove):
         add_rule(session, row.id, "forbid", paper_id, reviewer_id, actor=actor, reason=reason)
         drop_rule(session, row.id, "pin", paper_id, reviewer_id)
+        if session.get(Pin, (live.venue_id, paper_id, reviewer_id)) is not None:
+            lift.setdefault((paper_id, reviewer_id), LIFTED_REMOVED)
+    for (paper_id, reviewer_id), why in sorted(lift.items()):
+        add_rule(session, row.id, UNPIN, paper_id, reviewer_id, actor=actor, reason=why)
     session.flush()
 
 

@@ -21,11 +21,11 @@ class Venue:
         self.api = api
         self.venue, self.chair, self.viewer = api.new_venue()
         load_venue(api, self.venue, self.chair)
-        pins = "".join(f"{p},{r},1\n" for p, r in (WITHDRAWN, REMOVED))
+        pins = "paper_id,reviewer_id,value\n" + "".join(
+            f"{p},{r},1\n" for p, r in (WITHDRAWN, REMOVED)
+        )
         uploaded = self.call(
-            "POST",
-            "/constraints/upload",
-            files={"file": ("pins.csv", f"paper_id,reviewer_id,value\n{pins}".encode(), "text/csv")},
+            "POST", "/constraints/upload", files={"file": ("pins.csv", pins.encode(), "text/csv")}
         )
         assert uploaded.status_code == 200 and uploaded.json()["created"] == 2, uploaded.text
 
@@ -64,7 +64,11 @@ class Venue:
         response = self.call(
             "POST",
             "/assignments/live/reassign",
-            json={"withdraw": [WITHDRAWN[1]], "remove": [{"paper_id": REMOVED[0], "reviewer_id": REMOVED[1]}], "reason": "left"},
+            json={
+                "withdraw": [WITHDRAWN[1]],
+                "remove": [{"paper_id": REMOVED[0], "reviewer_id": REMOVED[1]}],
+                "reason": "left",
+            },
         )
         assert response.status_code == 202, response.text
         assert response.json()["state"] == "succeeded", response.text
@@ -123,7 +127,8 @@ def test_promoting_a_lifted_pin_removes_the_venue_pin(api: Api) -> None:
     assert promoted.status_code == 200, promoted.text
     assert promoted.json()["promoted"] == {"pin": 0, "forbid": 0, "max_load": 0, "unpin": 1}
     assert v.venue_pins() == {REMOVED}
-    kinds = {(i["kind"], i["paper_id"]) for i in v.call(f"GET", f"/assignments/{draft}/rules").json()["items"]}
+    left = v.call("GET", f"/assignments/{draft}/rules").json()["items"]
+    kinds = {(i["kind"], i["paper_id"]) for i in left}
     assert kinds == {("unpin", REMOVED[0]), ("forbid", REMOVED[0]), ("max_load", None)}
     assert v.check(draft) == [] and v.check(other) == []
     audit = v.call("GET", "/audit", params={"limit": 100}).json()["items"]
