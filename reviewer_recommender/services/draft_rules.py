@@ -314,6 +314,40 @@ def drop_rule(
     )
 
 
+# why a re-assignment's draft lifts a venue pin
+LIFTED_WITHDRAWN = "reviewer withdrawn by the re-assignment"
+LIFTED_REMOVED = "removed by the re-assignment"
+
+
+def lift_venue_pins(
+    session: Session,
+    row: AssignmentRow,
+    withdrawn: Sequence[str],
+    removed: Sequence[Pair],
+    *,
+    actor: str,
+) -> int:
+    """Give the re-assignment draft ``row`` an ``unpin`` rule for each venue pin of its
+    ``withdrawn`` reviewers and ``removed`` pairs (which it cannot hold); how many. The
+    venue and every other run keep the pins."""
+    lift: dict[Pair, str] = {}
+    gone = sorted(set(withdrawn))
+    for start in range(0, len(gone), CHUNK):
+        for p, r in session.execute(
+            select(Pin.paper_id, Pin.reviewer_id).where(
+                Pin.venue_id == row.venue_id, Pin.reviewer_id.in_(gone[start : start + CHUNK])
+            )
+        ):
+            lift[(str(p), str(r))] = LIFTED_WITHDRAWN
+    for pair in removed:
+        if pair not in lift and session.get(Pin, (row.venue_id, *pair)) is not None:
+            lift[pair] = LIFTED_REMOVED
+    for (p, r), why in sorted(lift.items()):
+        add_rule(session, row.id, UNPIN, p, r, actor=actor, reason=why)
+    session.flush()
+    return len(lift)
+
+
 def copy_rules(session: Session, source_id: int, target_id: int) -> int:
     """Give run ``target_id`` the rules of run ``source_id`` (a re-solve of a draft keeps the
     draft's edits); how many."""

@@ -32,12 +32,12 @@ from reviewer_recommender.errors import InvalidRequest, StateConflict
 from reviewer_recommender.jobs.runner import JobRunner
 from reviewer_recommender.services.assignment import json_safe
 from reviewer_recommender.services.draft_rules import (
-    UNPIN,
     add_rule,
     copy_rules,
     draft_max_loads,
     draft_pairs,
     drop_rule,
+    lift_venue_pins,
     pins_with_draft,
     rules,
 )
@@ -52,7 +52,6 @@ from reviewer_recommender.storage.models import (
     AssignmentPair,
     AssignmentRow,
     Job,
-    Pin,
     SubmissionRow,
 )
 from reviewer_recommender.storage.repository import (
@@ -70,10 +69,6 @@ REASSIGNMENT_JOB = "reassignment"
 
 # changed pairs listed in a draft's summary (the counts are always complete)
 LISTED_CHANGES = 5000
-
-# why a re-assignment draft lifts a venue pin (its own ``unpin`` rule)
-LIFTED_WITHDRAWN = "reviewer withdrawn by the re-assignment"
-LIFTED_REMOVED = "removed by the re-assignment"
 
 
 def randomness(row: AssignmentRow) -> dict[str, Any]:
@@ -388,21 +383,10 @@ def _record(
         for pin in rules(session, row.id, "pin"):
             if pin.reviewer_id == reviewer_id:
                 session.delete(pin)
-    lift: dict[tuple[str, str], str] = {}
-    for start in range(0, len(gone), 500):
-        for paper_id, reviewer_id in session.execute(
-            select(Pin.paper_id, Pin.reviewer_id).where(
-                Pin.venue_id == live.venue_id, Pin.reviewer_id.in_(gone[start : start + 500])
-            )
-        ):
-            lift[(str(paper_id), str(reviewer_id))] = LIFTED_WITHDRAWN
     for paper_id, reviewer_id in dict.fromkeys(remove):
         add_rule(session, row.id, "forbid", paper_id, reviewer_id, actor=actor, reason=reason)
         drop_rule(session, row.id, "pin", paper_id, reviewer_id)
-        if session.get(Pin, (live.venue_id, paper_id, reviewer_id)) is not None:
-            lift.setdefault((paper_id, reviewer_id), LIFTED_REMOVED)
-    for (paper_id, reviewer_id), why in sorted(lift.items()):
-        add_rule(session, row.id, UNPIN, paper_id, reviewer_id, actor=actor, reason=why)
+    lift_venue_pins(session, row, gone, list(dict.fromkeys(remove)), actor=actor)
     session.flush()
 
 

@@ -102,6 +102,13 @@ def test_a_re_assignment_lifts_the_venue_pins_it_cannot_hold_in_its_draft_only(
         json={"action": "unpin", "paper_id": WITHDRAWN[0], "reviewer_id": WITHDRAWN[1]},
     )
     assert refused.status_code == 409 and refused.json()["code"] == "venue_rule", refused.text
+    # in the draft the pin is lifted already: there is nothing to unpin
+    lifted_already = v.call(
+        "POST",
+        f"/assignments/{draft}/edits",
+        json={"action": "unpin", "paper_id": REMOVED[0], "reviewer_id": REMOVED[1]},
+    )
+    assert lifted_already.status_code == 404, lifted_already.text
     # a re-solve of the draft keeps its rules, the lifted pins included (it would otherwise
     # force a pair its own forbid and quota 0 exclude)
     resolved = v.call("POST", f"/assignments/{draft}/resolve", json={"name": "again"}).json()
