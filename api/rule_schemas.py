@@ -1,5 +1,5 @@
-"""Request and response bodies of a draft's own rules (pins, forbids, max loads kept with
-one run until a chair promotes them to venue rules)."""
+"""Request and response bodies of a draft's own rules (pins, forbids, max loads and lifted
+venue pins kept with one run until a chair promotes them to venue rules)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from reviewer_recommender.services.ids import IdText, ReviewerIdText, SafeText
 
-RuleKind = Literal["pin", "forbid", "max_load"]
+# unpin: a venue pin this run lifts (a re-assignment's withdrawn reviewer or removed pair)
+RuleKind = Literal["pin", "forbid", "max_load", "unpin"]
 
 
 class DraftRuleOut(BaseModel):
@@ -32,6 +33,7 @@ class RuleCountsOut(BaseModel):
     pin: int
     forbid: int
     max_load: int
+    unpin: int = Field(description="venue pins lifted in this run")
 
 
 class DraftRulesOut(BaseModel):

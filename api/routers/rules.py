@@ -34,7 +34,8 @@ def list_run_rules(
     venue_id: VenueIdPath, assignment_id: RowIdPath, principal: ChairReader, session: SessionDep
 ) -> dict[str, Any]:
     """The run's own rules (chairs): pins and forbids made by its edits, max loads set by a
-    re-assignment (each with the venue's value beside it). They hold in this run and in a
+    re-assignment (each with the venue's value beside it) and the venue pins it lifted
+    (``unpin``: its withdrawn reviewers' and removed pairs'). They hold in this run and in a
     re-solve of it only; another run, a new solve or a perturbed run never sees them."""
     return draft_edits.draft_rules_of(session, venue_id, assignment_id, principal)
 
@@ -50,8 +51,9 @@ def promote_run_rules(
     session: SessionDep,
 ) -> dict[str, Any]:
     """Make the run's own rules (``rules``, or all of them) venue rules: pins and forbids
-    of every later solve, max loads of the run's pool. Audited (``draft_rules.promote``).
-    409 ``nothing_to_promote``; 404 for a rule the run does not have."""
+    of every later solve, max loads of the run's pool; a lifted pin removes the venue pin.
+    Audited (``draft_rules.promote``). 409 ``nothing_to_promote``; 404 for a rule the run
+    does not have."""
     chosen = (
         None
         if body.rules is None

@@ -17,7 +17,12 @@ from sqlalchemy.orm import Session
 from recommender.corpus import InputError, Reviewer
 from reviewer_recommender.errors import InvalidRequest, NotFound, StateConflict
 from reviewer_recommender.services.assignment import AssignResult, json_safe
-from reviewer_recommender.services.draft_rules import copy_rules, draft_max_loads, draft_pairs
+from reviewer_recommender.services.draft_rules import (
+    copy_rules,
+    draft_max_loads,
+    draft_pairs,
+    without_lifted,
+)
 from reviewer_recommender.services.hierarchy import (
     SENIOR_AREA_CHAIRS,
     area_chair_items,
@@ -177,6 +182,8 @@ def read_stored_solve(
                 Rows(own_forbids[["paper_id", "reviewer_id"]], f"run {source_run.id}'s forbids")
             )
         own_pins = draft_pairs(session, source_run.id, "pin")[["paper_id", "reviewer_id"]]
+        # and leaves out the venue pins that run lifts (a re-assignment's withdrawals)
+        pins = without_lifted(session, source_run.id, pins)
         pins = pd.concat([pins, own_pins], ignore_index=True).drop_duplicates()
         own_max = draft_max_loads(session, source_run.id)
         if own_max:

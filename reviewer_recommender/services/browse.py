@@ -21,7 +21,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.services.assignment import json_safe
-from reviewer_recommender.services.draft_rules import own_pairs
+from reviewer_recommender.services.draft_rules import lifted_pins, own_pairs
 from reviewer_recommender.services.edit_effects import paper_counts, reviewer_loads
 from reviewer_recommender.services.pair_rules import addition_obstacles
 from reviewer_recommender.services.runs import run_limits
@@ -94,7 +94,9 @@ def _edges(
     loads = reviewer_loads(session, row, reviewers)
     counts = paper_counts(session, row, papers)
     names = lookup(session, venue_id, papers, reviewers)
-    pins = _pinned(session, venue_id, pairs) | own_pairs(session, row, "pin", pairs)
+    pins = (_pinned(session, venue_id, pairs) - lifted_pins(session, row.id)) | own_pairs(
+        session, row, "pin", pairs
+    )
     conflicts, bids = pair_marks(session, venue_id, pairs) if marks else ({}, {})
     # whether a pair can be added would reveal a conflict: chairs only, as the marks
     obstacles = addition_obstacles(session, row, pairs) if marks else {}

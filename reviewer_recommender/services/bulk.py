@@ -30,7 +30,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import DomainError
-from reviewer_recommender.services.draft_rules import limits_held, own_pairs
+from reviewer_recommender.services.draft_rules import lifted_pins, limits_held, own_pairs
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.ids import id_problem, reviewer_id_form
 from reviewer_recommender.services.pair_rules import addition_obstacles, first_additions_held
@@ -210,9 +210,10 @@ def check(
         (Conflict.paper_id, Conflict.reviewer_id),
         paper_list,
     )
-    # the draft's own pins and forbids count as the venue's do
+    # the draft's own pins and forbids count as the venue's do; the venue pins it lifted
+    # do not
     wanted = [(r.paper_id, r.reviewer_id) for r in rows]
-    pins |= own_pairs(session, row, "pin", wanted)
+    pins = (pins - lifted_pins(session, row.id)) | own_pairs(session, row, "pin", wanted)
     forbids |= own_pairs(session, row, "forbid", wanted)
     # the one rule of what may be added; the limits are checked on the final state instead
     obstacles = addition_obstacles(

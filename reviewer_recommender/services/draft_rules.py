@@ -1,6 +1,7 @@
-"""A draft's own rules: the pins and forbids its edits make and the max loads a
-re-assignment sets, kept with that run (:class:`~reviewer_recommender.storage.models.DraftRule`)
-until a chair promotes them to venue rules.
+"""A draft's own rules: the pins and forbids its edits make, the max loads a
+re-assignment sets and the venue pins it lifts, kept with that run
+(:class:`~reviewer_recommender.storage.models.DraftRule`) until a chair promotes them to
+venue rules.
 
 Two levels, one reading:
 
@@ -11,8 +12,10 @@ Two levels, one reading:
   them.
 
 A draft edit changes the draft's rules only; it never lifts a venue rule (409
-``venue_rule``: lift it at venue level first). :func:`promote` turns a draft's rules (all or
-some) into venue rules, audited.
+``venue_rule``: lift it at venue level first). Only a re-assignment lifts venue pins in its
+own draft (an ``unpin`` rule): those of the reviewers it withdraws and of the pairs it
+removes, which the draft cannot hold. :func:`promote` turns a draft's rules (all or some)
+into venue rules (an ``unpin`` removes the venue pin), audited.
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ from reviewer_recommender.storage.names import lookup
 from reviewer_recommender.storage.repository import audit, pool_members
 
 Pair = tuple[str, str]
-PIN, FORBID, MAX_LOAD = "pin", "forbid", "max_load"
+PIN, FORBID, MAX_LOAD, UNPIN = "pin", "forbid", "max_load", "unpin"
+KINDS = (PIN, FORBID, MAX_LOAD, UNPIN)
 CHUNK = 500
 
 
@@ -107,21 +111,56 @@ def run_limits(session: Session, row: AssignmentRow) -> Limits:
     return replace(limits, max_load={**limits.max_load, **own}, draft_max_load=own)
 
 
+def lifted_pins(session: Session, assignment_id: int) -> set[Pair]:
+    """The venue pins run ``assignment_id`` lifts (its ``unpin`` rules)."""
+    return {
+        (str(p), str(r))
+        for p, r in session.execute(
+            select(DraftRule.paper_id, DraftRule.reviewer_id).where(
+                DraftRule.assignment_id == assignment_id, DraftRule.kind == UNPIN
+            )
+        )
+    }
+
+
+def without_lifted(session: Session, assignment_id: int, pins: pd.DataFrame) -> pd.DataFrame:
+    """``pins`` (``paper_id, reviewer_id`` rows of venue pins) less those run
+    ``assignment_id`` lifts."""
+    lifted = lifted_pins(session, assignment_id)
+    if not lifted or not len(pins):
+        return pins
+    keep = [
+        (str(p), str(r)) not in lifted
+        for p, r in zip(pins["paper_id"], pins["reviewer_id"], strict=True)
+    ]
+    return pins[keep]
+
+
+def venue_pin_holds(session: Session, row: AssignmentRow, pair: Pair) -> bool:
+    """Whether a venue pin of ``pair`` holds in ``row`` (one the run has not lifted)."""
+    return (
+        session.get(Pin, (row.venue_id, *pair)) is not None
+        and rule_of(session, row, UNPIN, pair) is None
+    )
+
+
 def pins_with_draft(session: Session, row: AssignmentRow) -> pd.DataFrame:
-    """The pins ``row`` must hold: the venue's (of its pool) and its own
-    (``paper_id, reviewer_id``, sorted)."""
+    """The pins ``row`` must hold: the venue's (of its pool) less those it lifts, and its
+    own (``paper_id, reviewer_id``, sorted)."""
     members = pool_members(row.venue_id, row.pool)
     venue = session.execute(
         select(Pin.paper_id, Pin.reviewer_id).where(
             Pin.venue_id == row.venue_id, Pin.reviewer_id.in_(members)
         )
     ).all()
+    lifted = lifted_pins(session, row.id)
     own = session.execute(
         select(DraftRule.paper_id, DraftRule.reviewer_id).where(
             DraftRule.assignment_id == row.id, DraftRule.kind == PIN
         )
     ).all()
-    frame = pd.DataFrame([*venue, *own], columns=["paper_id", "reviewer_id"])
+    held = [(p, r) for p, r in venue if (str(p), str(r)) not in lifted]
+    frame = pd.DataFrame([*held, *own], columns=["paper_id", "reviewer_id"])
     return frame.drop_duplicates().sort_values(["paper_id", "reviewer_id"]).reset_index(drop=True)
 
 
@@ -195,7 +234,8 @@ def store_constraints(
 ) -> Stored:
     """Store ``edit`` (the pins and forbids an edit changes,
     :mod:`reviewer_recommender.services.edits`) as ``row``'s own rules. Refuses (409
-    ``venue_rule``) to lift a venue forbid or drop a venue pin."""
+    ``venue_rule``) to lift a venue forbid or drop a venue pin (one the run has not lifted
+    already: a re-assignment's ``unpin`` rule)."""
     venue_id = row.venue_id
     lifted = dropped = False
     for pair in edit.unforbid:
@@ -213,7 +253,7 @@ def store_constraints(
             session.delete(own)
             dropped = True
             continue
-        if session.get(Pin, (venue_id, *pair)) is not None:
+        if venue_pin_holds(session, row, pair):
             raise _venue_rule(PIN, pair, "")
     for kind, pairs, why in ((FORBID, edit.forbid, reason), (PIN, edit.pin, "")):
         for p, r in pairs:
@@ -274,6 +314,40 @@ def drop_rule(
     )
 
 
+# why a re-assignment's draft lifts a venue pin
+LIFTED_WITHDRAWN = "reviewer withdrawn by the re-assignment"
+LIFTED_REMOVED = "removed by the re-assignment"
+
+
+def lift_venue_pins(
+    session: Session,
+    row: AssignmentRow,
+    withdrawn: Sequence[str],
+    removed: Sequence[Pair],
+    *,
+    actor: str,
+) -> int:
+    """Give the re-assignment draft ``row`` an ``unpin`` rule for each venue pin of its
+    ``withdrawn`` reviewers and ``removed`` pairs (which it cannot hold); how many. The
+    venue and every other run keep the pins."""
+    lift: dict[Pair, str] = {}
+    gone = sorted(set(withdrawn))
+    for start in range(0, len(gone), CHUNK):
+        for p, r in session.execute(
+            select(Pin.paper_id, Pin.reviewer_id).where(
+                Pin.venue_id == row.venue_id, Pin.reviewer_id.in_(gone[start : start + CHUNK])
+            )
+        ):
+            lift[(str(p), str(r))] = LIFTED_WITHDRAWN
+    for pair in removed:
+        if pair not in lift and session.get(Pin, (row.venue_id, *pair)) is not None:
+            lift[pair] = LIFTED_REMOVED
+    for (p, r), why in sorted(lift.items()):
+        add_rule(session, row.id, UNPIN, p, r, actor=actor, reason=why)
+    session.flush()
+    return len(lift)
+
+
 def copy_rules(session: Session, source_id: int, target_id: int) -> int:
     """Give run ``target_id`` the rules of run ``source_id`` (a re-solve of a draft keeps the
     draft's edits); how many."""
@@ -325,7 +399,7 @@ def _out(session: Session, row: AssignmentRow, items: list[DraftRule]) -> list[d
 def list_rules(session: Session, row: AssignmentRow) -> dict[str, Any]:
     """The run's own rules (``DraftRulesOut``): each with what it is at venue level."""
     items = rules(session, row.id)
-    counts = {kind: sum(1 for i in items if i.kind == kind) for kind in (PIN, FORBID, MAX_LOAD)}
+    counts = {kind: sum(1 for i in items if i.kind == kind) for kind in KINDS}
     return {
         "assignment_id": row.id,
         "number": row.number,
@@ -354,8 +428,9 @@ def promote(
     reason: str = "",
 ) -> dict[str, Any]:
     """Make the run's own rules (``chosen``, or all) venue rules: pins, forbids (a forbid
-    replaces a venue pin of its pair and a pin a venue forbid, as the edits do) and max loads
-    of the run's pool; the run then holds them as venue rules. Audited; nothing committed.
+    replaces a venue pin of its pair and a pin a venue forbid, as the edits do), max loads
+    of the run's pool, and lifted pins (the venue pin is removed); the run then holds them
+    as venue rules. Audited; nothing committed.
     422 for an empty choice, 404 for a rule the run does not have."""
     existing = {(r.kind, r.paper_id, r.reviewer_id): r for r in rules(session, row.id)}
     if chosen is None:
@@ -375,7 +450,7 @@ def promote(
     if not picked:
         raise StateConflict("nothing_to_promote", f"run {row.id} has no rules of its own")
     venue_id = row.venue_id
-    done = {PIN: 0, FORBID: 0, MAX_LOAD: 0}
+    done = dict.fromkeys(KINDS, 0)
     for rule in picked:
         p, r = rule.paper_id, rule.reviewer_id
         if rule.kind == PIN:
@@ -403,6 +478,10 @@ def promote(
                         reason=rule.reason or f"promoted from run {row.id} by {actor}",
                     )
                 )
+        elif rule.kind == UNPIN:
+            session.execute(
+                delete(Pin).where(Pin.venue_id == venue_id, Pin.paper_id == p, Pin.reviewer_id == r)
+            )
         else:
             stored = session.get(ReviewerMaxLoad, (venue_id, row.pool, r))
             if stored is None:
@@ -426,6 +505,7 @@ def promote(
         pins=done[PIN],
         forbids=done[FORBID],
         max_loads=done[MAX_LOAD],
+        unpins=done[UNPIN],
         reason=reason,
     )
     return {"assignment_id": row.id, "promoted": done, "total": sum(done.values())}

@@ -10,9 +10,10 @@ lays them out as a table.
 :func:`reviewer_recommender.services.reassign.reassign` (every live pair kept except those of
 withdrawn
 reviewers, removed pairs and pairs that are conflicts now; only the vacated slots filled,
-or the fewest pairs moved), stores the withdrawals and removals as standing constraints
-(a withdrawn reviewer's max load becomes 0, a removed pair a chair's forbid, their pins
-are dropped: later solves and every publishing check respect them), and records the
+or the fewest pairs moved), stores the withdrawals and removals as the draft's own rules
+(a withdrawn reviewer's max load becomes 0, a removed pair a chair's forbid, their venue
+pins lifted in the draft: its re-solves and publishing checks respect them, other runs and
+the venue hold the pins until the chair promotes the draft's rules), and records the
 draft's difference from the live run in its summary (``reassignment``). The draft is
 published like any other, through :func:`reviewer_recommender.services.publishing.publish`.
 """
@@ -36,6 +37,7 @@ from reviewer_recommender.services.draft_rules import (
     draft_max_loads,
     draft_pairs,
     drop_rule,
+    lift_venue_pins,
     pins_with_draft,
     rules,
 )
@@ -371,9 +373,12 @@ def _record(
 ) -> None:
     """The re-assignment's rules, its own (another draft never sees them; the chair may
     promote them): the live run's, then each withdrawn reviewer's max load 0 (their own
-    pins dropped) and a forbid of each removed pair (its own pin dropped)."""
+    pins dropped, the venue's lifted) and a forbid of each removed pair (its own pin
+    dropped, the venue's lifted). A lifted venue pin holds on in the venue and every other
+    run; the draft's checks and re-solves leave it out."""
     copy_rules(session, live.id, row.id)
-    for reviewer_id in sorted(set(withdraw)):
+    gone = sorted(set(withdraw))
+    for reviewer_id in gone:
         add_rule(session, row.id, "max_load", "", reviewer_id, actor=actor, reason=reason, value=0)
         for pin in rules(session, row.id, "pin"):
             if pin.reviewer_id == reviewer_id:
@@ -381,6 +386,7 @@ def _record(
     for paper_id, reviewer_id in dict.fromkeys(remove):
         add_rule(session, row.id, "forbid", paper_id, reviewer_id, actor=actor, reason=reason)
         drop_rule(session, row.id, "pin", paper_id, reviewer_id)
+    lift_venue_pins(session, row, gone, list(dict.fromkeys(remove)), actor=actor)
     session.flush()
 
 

@@ -33,6 +33,7 @@ from reviewer_recommender.services.draft_rules import (
     Stored,
     rule_of,
     store_constraints,
+    venue_pin_holds,
 )
 from reviewer_recommender.services.edit_effects import (
     describe_effect,
@@ -61,7 +62,6 @@ from reviewer_recommender.storage.models import (
     AssignmentPair,
     AssignmentRow,
     Conflict,
-    Pin,
 )
 from reviewer_recommender.storage.repository import (
     audit,
@@ -250,8 +250,7 @@ def mutate(
             tightening = not stored.lifted_forbid
         return Outcome(tightening, limits, {"overfilled": limits})
     if action == "unpin":
-        venue_pin = session.get(Pin, (venue_id, p, r))
-        if rule_of(session, row, PIN, (p, r)) is None and venue_pin is None:
+        if rule_of(session, row, PIN, (p, r)) is None and not venue_pin_holds(session, row, (p, r)):
             raise not_found("pin", f"{p}/{r}")
         store()
         pair = session.get(AssignmentPair, (row.id, p, r))
@@ -278,7 +277,7 @@ def mutate(
         if (
             pair.pinned
             or rule_of(session, row, PIN, (p, r)) is not None
-            or session.get(Pin, (venue_id, p, r)) is not None
+            or venue_pin_holds(session, row, (p, r))
         ):
             raise StateConflict(
                 "pinned_pair",

@@ -110,7 +110,7 @@ def test_promote_makes_a_drafts_rules_venue_rules_for_every_later_solve(api: Api
         json={"rules": [{"kind": "forbid", "paper_id": "P1", "reviewer_id": old}], "reason": "ok"},
     )
     assert promoted.status_code == 200, promoted.text
-    assert promoted.json()["promoted"] == {"pin": 0, "forbid": 1, "max_load": 0}
+    assert promoted.json()["promoted"] == {"pin": 0, "forbid": 1, "max_load": 0, "unpin": 0}
     assert v.rules(v.run) == {("pin", "P1", new)}
     forbids = v.call("GET", "/forbids").json()["items"]
     assert [(f["paper_id"], f["reviewer_id"]) for f in forbids] == [("P1", old)]
@@ -129,7 +129,7 @@ def test_promote_makes_a_drafts_rules_venue_rules_for_every_later_solve(api: Api
     )
     assert refused.status_code == 409 and refused.json()["code"] == "venue_rule", refused.text
     rest = v.call("POST", f"/assignments/{v.run}/rules/promote", json={})
-    assert rest.json()["promoted"] == {"pin": 1, "forbid": 0, "max_load": 0}
+    assert rest.json()["promoted"] == {"pin": 1, "forbid": 0, "max_load": 0, "unpin": 0}
     again = v.call("POST", f"/assignments/{v.run}/rules/promote", json={})
     assert again.status_code == 409 and again.json()["code"] == "nothing_to_promote"
     audit = v.call("GET", "/audit", params={"limit": 100}).json()["items"]

@@ -251,7 +251,9 @@ def test_pins_and_forbids_are_listed_with_names_and_removed_at_venue_level(api: 
     assert _venue_rules(v) == (set(), set())
     assert _standing(v) == ({("P1", spare)}, {("P2", holder)})
     promoted = v.call("POST", v.run_path("/rules/promote"), json={})
-    assert promoted.json()["promoted"] == {"pin": 1, "forbid": 1, "max_load": 0}, promoted.text
+    assert promoted.json()["promoted"] == {"pin": 1, "forbid": 1, "max_load": 0, "unpin": 0}, (
+        promoted.text
+    )
     assert _standing(v) == (set(), set())
     forbids = v.call("GET", "/forbids").json()
     assert forbids["total"] == 1

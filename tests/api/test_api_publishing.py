@@ -260,7 +260,7 @@ def test_publishing_checks_bids_pins_loads_and_demand_as_stored_now(api: Api) ->
     assert pinned.status_code == 200, pinned.text
     assert api.call(
         "POST", f"/venues/{venue}/assignments/{other}/rules/promote", chair, json={}
-    ).json()["promoted"] == {"pin": 1, "forbid": 0, "max_load": 0}
+    ).json()["promoted"] == {"pin": 1, "forbid": 0, "max_load": 0, "unpin": 0}
 
     refused = _deploy(api, venue, chair, run)
     assert refused.status_code == 409

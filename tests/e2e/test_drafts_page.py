@@ -192,3 +192,55 @@ def test_reoptimise_these_papers_creates_a_draft(
     made = [r for r in runs if (r.get("derived_from") or {}).get("kind") == "re-optimise"]
     assert len(made) == 1 and made[0]["derived_from"]["assignment_id"] == run
     assert_console_clean(console_errors)
+
+
+def test_assigning_over_a_quota_asks_then_applies_over_the_limit(
+    page: Any, live_server: LiveServer, console_errors: list[str]
+) -> None:
+    venue_id, run = _tight_venue(live_server)
+    base = f"/venues/{venue_id}/assignments/{run}"
+    pairs = api_get(live_server, f"{base}/pairs", limit=10)["items"]
+    paper = pairs[0]["paper_id"]
+    # a reviewer of another paper, at their quota of one, who could review this one too
+    edges = api_get(live_server, f"{base}/papers/{paper}/edges", filter="candidates", limit=50)
+    full = next(
+        e
+        for e in edges["items"]
+        if not e["assigned"]
+        and not e.get("conflict")
+        and e["reviewer_load"] >= e["reviewer_max_load"]
+    )
+    reviewer, name = full["reviewer_id"], full["reviewer_name"]
+    # the paper wants a second reviewer: only the reviewer's quota stands in the way
+    with live_server.client() as client:
+        room = client.put(f"/venues/{venue_id}/paper-demands/{paper}", json={"demand": 2})
+        assert room.status_code == 200, room.text
+    version = api_get(live_server, base)["version"]
+    chair = live_server.token("chair", venue_id, f"chair@{venue_id}")
+    sign_in(page, chair)
+    open_tab(page, "Papers and reviewers")
+    title = api_get(live_server, f"/venues/{venue_id}/submissions/{paper}")["title"]
+    pick(page, "Paper", title, re.compile(re.escape(title)))
+    expect(page.get_by_test_id("paper-coverage")).to_contain_text("1 of 2 reviewers")
+    page.get_by_role("button", name=f"Assign {name} over their quota").click()
+    preview = dialog(page, f"Assign {name} to “{title}”")
+    refusal = preview.get_by_test_id("edit-refusal")
+    expect(refusal).to_contain_text("Over a limit:")
+    expect(refusal).to_contain_text(f"reviewer '{reviewer}' would review 2 papers")
+    expect(refusal).to_contain_text("over their max load of 1")
+    expect(preview.get_by_test_id("edit-effect")).to_contain_text("1 → 2")
+    # the preview changed nothing
+    assert api_get(live_server, base)["version"] == version
+    preview.get_by_label("Reason").fill("the only expert")
+    preview.get_by_role("button", name="Assign over the limit").click()
+    expect(preview).to_be_hidden()
+    expect(page.get_by_test_id("toast").last).to_contain_text("done")
+    expect(page.get_by_test_id("paper-coverage")).to_contain_text("2 of 2 reviewers")
+    assert api_get(live_server, base)["version"] == version + 1
+    over = api_get(live_server, f"{base}/reviewers", filter="over")["items"]
+    assert [(r["reviewer_id"], r["load"], r["max_load"]) for r in over] == [(reviewer, 2, 1)]
+    audit = api_get(live_server, f"/venues/{venue_id}/audit", limit=20)["items"]
+    entry = next(e for e in audit if e["action"] == "assignment.assign")
+    assert entry["detail"]["reason"] == "the only expert"
+    assert any("over their max load of 1" in o for o in entry["detail"]["overfilled"])
+    assert_console_clean(console_errors)

@@ -1,7 +1,8 @@
 """The chair page's assignment modes: a perturbed-maximization solve from the Compute form
 and its randomness table beside the deterministic optimum (the bundled sample, 76 papers x
 27 reviewers), and an emergency re-assignment of the live run (reviewers who withdrew) whose
-draft shows what changed and is published through the usual deploy (the sample, and the
+draft shows what changed, lifts the withdrawn reviewer's venue pin as its own rule, and is
+published through the usual deploy (the sample, and the
 generated 200-paper venue with 80 named reviewers)."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 from live_server import LiveServer
 
-from .e2e_support import api_get, deploy, prepare_venue, screenshot
+from .e2e_support import api_get, deploy, prepare_venue, screenshot, upload
 from .page_actions import (
     assert_console_clean,
     dialog,
@@ -145,6 +146,16 @@ def test_withdrawn_reviewer_is_reassigned_then_deployed(
     name = pairs[0]["reviewer_name"]
     theirs = {p["paper_id"] for p in pairs if p["reviewer_id"] == gone}
     assert theirs
+    # a venue pin of theirs: the re-assignment lifts it in its draft (its check stays clean)
+    pinned = sorted(theirs)[0]
+    with live_server.client() as client:
+        upload(
+            client,
+            venue_id,
+            "constraints",
+            "pins.csv",
+            f"paper_id,reviewer_id,value\n{pinned},{gone},1\n".encode(),
+        )
 
     chair = live_server.token("chair", venue_id, f"chair@{venue_id}")
     sign_in(page, chair)
@@ -182,6 +193,13 @@ def test_withdrawn_reviewer_is_reassigned_then_deployed(
     expect(page.get_by_test_id("reassign-counts")).to_contain_text(
         f"{len(pairs) - len(theirs)} live pairs kept, {len(theirs)} pair"
     )
+    # its own rules: the reviewer's quota 0 and the venue pin lifted, in this draft only
+    own = page.get_by_role("table", name="This run's own rules")
+    expect(own.locator("tbody tr")).to_have_count(2)
+    lifted = own.locator("tbody tr", has_text="Venue pin lifted")
+    expect(lifted).to_contain_text("reviewer withdrawn by the re-assignment")
+    expect(lifted).to_contain_text(name)
+    assert api_get(live_server, f"/venues/{venue_id}/pins")["total"] == 1
     # it ran as a job, followed like a solve: its card names the draft
     jobs = api_get(live_server, f"/venues/{venue_id}/jobs", kind="reassignment")["items"]
     assert [(j["state"], j["result"]["assignment_id"]) for j in jobs] == [("succeeded", draft)]

@@ -1,4 +1,5 @@
-// A run's own rules: the pins and forbids its edits made and the quotas a re-assignment set.
+// A run's own rules: the pins and forbids its edits made, the quotas a re-assignment set and
+// the venue pins it lifted (those of its withdrawn reviewers and removed pairs).
 // They hold in this run (and a re-solve of it) only, never in another draft or a new solve,
 // until the chair promotes them to venue rules, which hold in every later solve.
 import { h } from "../core/dom.js";
@@ -11,7 +12,7 @@ import { confirmDialog } from "../components/dialog.js";
 import { busy, errorBox, say } from "../components/feedback.js";
 import { PagedTable } from "../components/table.js";
 
-const KIND_WORDS = { pin: "Pinned", forbid: "Forbidden", max_load: "Quota" };
+const KIND_WORDS = { pin: "Pinned", forbid: "Forbidden", max_load: "Quota", unpin: "Venue pin lifted" };
 const rName = (id, name) => name || reviewerName(id) || id;
 const pTitle = (id, title) => title || paperTitle(id) || id;
 
@@ -19,6 +20,7 @@ const pTitle = (id, title) => title || paperTitle(id) || id;
 export function ruleWords(rule) {
   const who = rName(rule.reviewer_id, rule.reviewer_name);
   if (rule.kind === "max_load") return `quota of ${who}: ${rule.value} in this run (venue: ${rule.venue_value})`;
+  if (rule.kind === "unpin") return `lifting of the venue pin of ${who} on “${pTitle(rule.paper_id, rule.paper_title)}”`;
   return `${rule.kind === "pin" ? "pin" : "forbid"} of ${who} on “${pTitle(rule.paper_id, rule.paper_title)}”`;
 }
 
@@ -43,7 +45,7 @@ export function ownRulesSection(run, editButton) {
     { label: "", render: (r) => h("span", { class: "actions" },
       h("button", { type: "button", class: "small-btn", "aria-label": `Promote the ${ruleWords(r)} to a venue rule`,
         onclick: (event) => busy(event.currentTarget, status, () => promote(run, r), "Promoting") }, "Promote"),
-      draft && r.kind !== "max_load"
+      draft && (r.kind === "pin" || r.kind === "forbid")
         ? editButton(run, { paper_id: r.paper_id, reviewer_id: r.reviewer_id, paper_title: r.paper_title, reviewer_name: r.reviewer_name,
           action: r.kind === "pin" ? "unpin" : "unforbid" }, r.kind === "pin" ? "Unpin" : "Allow again",
         { ariaLabel: `${r.kind === "pin" ? "Unpin" : "Allow again"} ${rName(r.reviewer_id, r.reviewer_name)} on “${pTitle(r.paper_id, r.paper_title)}” in this draft` })
@@ -64,7 +66,7 @@ export function ownRulesSection(run, editButton) {
   });
   const section = h("section", { "aria-labelledby": "own-rules-title", "data-testid": "own-rules-section" },
     h("h4", { id: "own-rules-title" }, "This run's own rules (not the venue's)"),
-    h("p", { class: "hint" }, "Pins and forbids made by this run's edits, and quotas set by a re-assignment, hold in this run and in a re-solve of it, never in another draft or a new solve. Promote them to make them venue rules for every later solve."),
+    h("p", { class: "hint" }, "Pins and forbids made by this run's edits, and quotas set and venue pins lifted by a re-assignment, hold in this run and in a re-solve of it, never in another draft or a new solve. Promote them to make them venue rules for every later solve (a lifted pin is then removed from the venue)."),
     h("div", { class: "toolbar" }, promoteAll), status, table.element);
   section.reload = () => { rules = null; return table.reload(); };
   return section;
