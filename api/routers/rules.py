@@ -24,7 +24,7 @@ from api.rule_schemas import (
 )
 from reviewer_recommender.services import draft_edits
 from reviewer_recommender.services.draft_edits import EditResult
-from reviewer_recommender.services.draft_rules import RuleKey
+from reviewer_recommender.services.draft_rule_promotion import RuleKey
 
 router = APIRouter(tags=["edits"])
 

@@ -69,7 +69,7 @@ def diff_frame(
     )
 
 
-def _only_in(row: AssignmentRow, other: AssignmentRow, change: str) -> Select[Any]:
+def _only_in(row: AssignmentRow, other: AssignmentRow, change: str) -> Select[str, str, float, str]:
     """The pairs of ``row`` that ``other`` lacks, as ``paper_id, reviewer_id, score,
     change``: found by the database on the pairs' primary key, not read and merged."""
     mine, theirs = aliased(AssignmentPair), aliased(AssignmentPair)

@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import not_found
-from reviewer_recommender.services import draft_rules, repairs, run_edits
+from reviewer_recommender.services import draft_rule_promotion, repairs, run_edits
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.history import edits_out, history_page, undo_last
 from reviewer_recommender.services.run_edits import EditRequest
@@ -221,7 +221,7 @@ def draft_rules_of(
 ) -> dict[str, Any]:
     """The run's own pins, forbids and max loads (``DraftRulesOut``)."""
     row = require_assignment(session, venue_id, assignment_id, principal)
-    return draft_rules.list_rules(session, row)
+    return draft_rule_promotion.list_rules(session, row)
 
 
 def promote_draft_rules(
@@ -229,13 +229,13 @@ def promote_draft_rules(
     venue_id: str,
     assignment_id: int,
     principal: Principal,
-    chosen: list[draft_rules.RuleKey] | None,
+    chosen: list[draft_rule_promotion.RuleKey] | None,
     reason: str = "",
 ) -> dict[str, Any]:
     """Make the run's own rules (``chosen``, or all) venue rules, audited, and commit
-    (:func:`reviewer_recommender.services.draft_rules.promote`)."""
+    (:func:`reviewer_recommender.services.draft_rule_promotion.promote`)."""
     row = require_assignment(session, venue_id, assignment_id, principal)
-    promoted = draft_rules.promote(session, row, principal.name, chosen, reason=reason)
+    promoted = draft_rule_promotion.promote(session, row, principal.name, chosen, reason=reason)
     session.commit()
     return promoted
 
