@@ -23,7 +23,15 @@ from api.ids import (
     TextQuery,
     VenueIdPath,
 )
-from api.schemas import Page, ReviewerOut, SubmissionOut, UploadPreviewOut, UploadResult
+from api.record_schemas import (
+    ReviewerOut,
+    SubmissionOut,
+    UploadPreviewOut,
+    UploadResult,
+)
+from api.schemas import (
+    Page,
+)
 from api.uploads import (
     CollectionPaused,
     RawBody,

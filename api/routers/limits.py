@@ -18,7 +18,14 @@ from api.auth import ChairReader, Writer
 from api.dependencies import Limit, Offset, SessionDep, SettingsDep
 from api.ids import PaperIdPath, PoolQuery, ReviewerIdPath, VenueIdPath
 from api.page_schemas import DeletedOut
-from api.schemas import Page, PaperDemandOut, ReviewerMaxLoadOut, UploadResult
+from api.record_schemas import (
+    UploadResult,
+)
+from api.schemas import (
+    Page,
+    PaperDemandOut,
+    ReviewerMaxLoadOut,
+)
 from api.uploads import CollectionPaused, upload_bytes, upload_name
 from reviewer_recommender.services import limit_uploads, limits
 from reviewer_recommender.services.results import UploadCounts

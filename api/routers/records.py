@@ -11,7 +11,7 @@ from fastapi import APIRouter, status
 from api.auth import Writer
 from api.dependencies import SessionDep
 from api.ids import PaperIdPath, PoolPath, ReviewerIdPath, VenueIdPath
-from api.schemas import (
+from api.record_schemas import (
     PoolLeaveOut,
     RecordChangeOut,
     ReviewerEditIn,
