@@ -9,8 +9,8 @@ By default an embedded ``distributed.LocalCluster`` is started (``n_workers`` pr
 ``distributed.Client``. Workers need this package and the model directory at the same path.
 
 Results are identical to the single-process functions: the publication plan is built once
-(:func:`recommender.affinity.blockwise.plan_blockwise`) and broadcast to every worker, each
-task runs :func:`recommender.affinity.blockwise.score_paper_block` on one paper block — the
+(:func:`recommender.affinity.block_plan.plan_blockwise`) and broadcast to every worker, each
+task runs :func:`recommender.affinity.block_scoring.score_paper_block` on one paper block — the
 same function and blocks as :func:`recommender.affinity.blockwise.blockwise_affinity` — and
 top-K merging is order-independent. Embedding uses the same length-sorted chunks and
 encoder settings as the local path (:class:`recommender.profiles.LocalTextEncoder`), so the
@@ -30,16 +30,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from recommender.affinity.blockwise import (
+from recommender.affinity.block_plan import BlockPlan
+from recommender.affinity.block_scoring import (
     BlockAccumulator,
-    BlockPlan,
     BlockResult,
     SparseAffinity,
     paper_block_parts,
     paper_block_ranges,
-    prepare_blockwise,
     score_paper_block,
 )
+from recommender.affinity.blockwise import prepare_blockwise
 from recommender.affinity.model import AffinityModel
 from recommender.affinity.options import (
     DENSE_LIMIT_BYTES,

@@ -346,6 +346,8 @@ def test_routers_never_import_each_other(project: Tree) -> None:
 SCORING_AND_SOLVING = (
     "recommender.affinity.model",
     "recommender.affinity.blockwise",
+    "recommender.affinity.block_plan",
+    "recommender.affinity.block_scoring",
     "recommender.profiles",
     "matching.problem",
     "matching.solvers",

@@ -14,8 +14,12 @@ Where each step lives (each module imports only those above it in this list):
 - :mod:`~recommender.affinity.result`: :class:`Affinity`, the scores with their
   parameters; rankings and the scores CSV.
 - :mod:`~recommender.affinity.explain`: :class:`Explanation`, the evidence for one pair.
-- :mod:`~recommender.affinity.blockwise`: venue-scale scoring in bounded memory (top-K
-  kept through :mod:`matching.topk`).
+- :mod:`~recommender.affinity.block_plan`: a blockwise run's plan (reviewer blocks,
+  prepared publication vectors).
+- :mod:`~recommender.affinity.block_scoring`: one paper block's scores and top-K, merged
+  across blocks (top-K kept through :mod:`matching.topk`).
+- :mod:`~recommender.affinity.blockwise`: venue-scale scoring in bounded memory (drives
+  the two above), the dense reference and incremental updates.
 - :mod:`~recommender.affinity.fitting`: a venue's texts as vectors (TF-IDF and embedding
   profiles via :mod:`recommender.profiles`, near-duplicates, recency weights).
 - :mod:`~recommender.affinity.model`: :class:`AffinityModel`, fitted on one venue with

@@ -45,7 +45,8 @@ from recommender.affinity.aggregation import (
     observed_range,
     profile_offsets,
 )
-from recommender.affinity.blockwise import SparseAffinity, blockwise_affinity
+from recommender.affinity.block_scoring import SparseAffinity
+from recommender.affinity.blockwise import blockwise_affinity
 from recommender.affinity.explain import (
     N_TERMS,
     Explanation,

@@ -10,14 +10,13 @@ import pytest
 import scipy.sparse as sp
 
 from recommender.affinity import AffinityModel, RunOptions, ScoringParams
+from recommender.affinity.block_plan import offsets_from_owner, reviewer_blocks
+from recommender.affinity.block_scoring import SparseAffinity
 from recommender.affinity.blockwise import (
-    SparseAffinity,
     add_papers,
     add_reviewers,
     blockwise_affinity,
     dense_affinity,
-    offsets_from_owner,
-    reviewer_blocks,
 )
 from recommender.affinity.similarity import Channel
 
@@ -132,7 +131,7 @@ def test_sparse_head_tail_split_is_used_and_exact() -> None:
     )
     reference = dense_affinity(papers, pubs, offsets, params=config)
     np.testing.assert_allclose(result.dense_scores(), reference, rtol=0, atol=2e-6)
-    from recommender.affinity.blockwise import plan_blockwise
+    from recommender.affinity.block_plan import plan_blockwise
 
     plan = plan_blockwise([Channel(papers, pubs)], offsets, params=config)
     head = plan.channels[0].head
