@@ -1,5 +1,5 @@
 """Authentication dependencies of the HTTP API: ``Authorization: Bearer <secret>``
-(:mod:`reviewer_recommender.services.tokens` checks it; only sha256(secret) is stored).
+(:mod:`reviewer_recommender.services.principals` checks it; only sha256(secret) is stored).
 
 Roles: ``admin`` (global: creates venues and tokens, acts as chair everywhere), ``chair``
 (read, write, run jobs, publish within its venue) and ``viewer`` (read-only within its venue;
@@ -21,7 +21,7 @@ from fastapi import Depends, Request
 
 from api.dependencies import DatabaseDep, SessionDep
 from api.ids import VenueIdPath
-from reviewer_recommender.services.tokens import (
+from reviewer_recommender.services.principals import (
     Principal,
     authenticate,
     check_person_access,

@@ -21,7 +21,7 @@ from api.schemas import (
     VenueOut,
     VenuePatchIn,
 )
-from reviewer_recommender.services import tokens, venues
+from reviewer_recommender.services import token_admin, venues
 from reviewer_recommender.services.audit_log import audit_log
 from reviewer_recommender.services.capacity import venue_capacity
 from reviewer_recommender.storage.repository import Paged
@@ -102,12 +102,12 @@ def check_capacity(
 )
 def create_venue_token(
     venue_id: VenueIdPath, body: TokenIn, principal: Writer, session: SessionDep
-) -> tokens.IssuedToken:
+) -> token_admin.IssuedToken:
     """Create a token for a venue: chair or viewer (global admin only), or a person's own
     token (``role`` reviewer or area_chair with ``person_id``, a person of the venue in the
     role's pool; admins and the venue's chairs). Optional expiry (``expires_at`` or
     ``expires_in_days``). The secret is in this answer only."""
-    return tokens.issue_venue_token(
+    return token_admin.issue_venue_token(
         session,
         venue_id,
         name=body.name,
@@ -127,19 +127,19 @@ def list_venue_tokens(
     session: SessionDep,
     limit: Limit = 100,
     offset: Offset = 0,
-) -> Paged[tokens.TokenInfo]:
+) -> Paged[token_admin.TokenInfo]:
     """The venue's tokens the caller manages, newest first (never the secrets): an admin
     all of them, a chair the person tokens (reviewer, area_chair) with their persons."""
-    return tokens.venue_token_page(session, venue_id, principal, limit=limit, offset=offset)
+    return token_admin.venue_token_page(session, venue_id, principal, limit=limit, offset=offset)
 
 
 @router.post("/venues/{venue_id}/tokens/{token_id}/revoke", response_model=TokenInfoOut)
 def revoke_venue_token(
     venue_id: VenueIdPath, token_id: RowIdPath, principal: Writer, session: SessionDep
-) -> tokens.TokenInfo:
+) -> token_admin.TokenInfo:
     """Revoke a token of the venue the caller manages (a chair: its person tokens); 404 for
     any other."""
-    return tokens.revoke_venue_token(session, venue_id, token_id, principal)
+    return token_admin.revoke_venue_token(session, venue_id, token_id, principal)
 
 
 @router.get("/tokens", response_model=Page[TokenInfoOut])
@@ -152,9 +152,9 @@ def list_all_tokens(
     name: TextQuery = None,
     prefix: TextQuery = None,
     active: Annotated[bool, Query(description="only tokens still usable")] = False,
-) -> Paged[tokens.TokenInfo]:
+) -> Paged[token_admin.TokenInfo]:
     """Tokens by name and prefix, newest first (global admin only; never the secrets)."""
-    return tokens.token_page(
+    return token_admin.token_page(
         session,
         venue_id=venue_id,
         name=name,
@@ -170,10 +170,10 @@ def revoke_api_token(
     token_id: RowIdPath,
     principal: Admin,
     session: SessionDep,
-) -> tokens.TokenInfo:
+) -> token_admin.TokenInfo:
     """Revoke a token for good (global admin only): it answers 401 from now on. Revoking a
     revoked token changes nothing."""
-    return tokens.revoke_token_by_id(session, token_id, actor=principal.name)
+    return token_admin.revoke_token_by_id(session, token_id, actor=principal.name)
 
 
 @router.get("/venues/{venue_id}/audit", response_model=Page[AuditOut])

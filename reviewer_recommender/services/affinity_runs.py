@@ -23,8 +23,8 @@ from reviewer_recommender.services.conflict_policy import venue_policy
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.pairs import pair_score
 from reviewer_recommender.services.pools import DEFAULT_POOL, check_pool
+from reviewer_recommender.services.principals import Principal
 from reviewer_recommender.services.results import PairScoreOut
-from reviewer_recommender.services.tokens import Principal
 from reviewer_recommender.services.visibility import sees_marks
 from reviewer_recommender.storage.models import AffinityRun, AffinityScore, Conflict, Job
 from reviewer_recommender.storage.names import lookup

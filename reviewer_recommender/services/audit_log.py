@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.services.audit_text import named_ids
-from reviewer_recommender.services.tokens import Principal
+from reviewer_recommender.services.principals import Principal
 from reviewer_recommender.services.visibility import audit_actions, audit_view
 from reviewer_recommender.storage.models import AuditEntry
 from reviewer_recommender.storage.names import lookup

@@ -27,7 +27,7 @@ from reviewer_recommender.errors import InvalidRequest, StateConflict, not_found
 from reviewer_recommender.services.pair_uploads import BID_LABEL_MAX_LENGTH
 from reviewer_recommender.services.persons import Person, is_candidate, person_of
 from reviewer_recommender.services.pools import check_pool, members_query
-from reviewer_recommender.services.tokens import Principal
+from reviewer_recommender.services.principals import Principal
 from reviewer_recommender.storage.frames import rows_frame
 from reviewer_recommender.storage.models import (
     Bid,

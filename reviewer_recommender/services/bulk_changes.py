@@ -15,8 +15,8 @@ from reviewer_recommender.services import bulk
 from reviewer_recommender.services.draft_edits import EditResult, edit_result
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.ids import text_problem
+from reviewer_recommender.services.principals import Principal
 from reviewer_recommender.services.runs import require_draft
-from reviewer_recommender.services.tokens import Principal
 from reviewer_recommender.storage.models import AssignmentRow
 from reviewer_recommender.storage.names import lookup
 from reviewer_recommender.storage.repository import Paged

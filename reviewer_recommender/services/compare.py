@@ -12,8 +12,8 @@ from sqlalchemy import Select, case, distinct, exists, func, literal, select, un
 from sqlalchemy.orm import Session, aliased
 
 from reviewer_recommender.services.assignment import json_safe
+from reviewer_recommender.services.principals import Principal
 from reviewer_recommender.services.runs import require_assignment
-from reviewer_recommender.services.tokens import Principal
 from reviewer_recommender.storage.frames import rows_frame
 from reviewer_recommender.storage.models import AssignmentPair, AssignmentRow
 from reviewer_recommender.storage.names import lookup

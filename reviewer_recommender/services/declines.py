@@ -23,7 +23,7 @@ from reviewer_recommender.jobs.runner import JobRunner
 from reviewer_recommender.services.hierarchy import live_run_of
 from reviewer_recommender.services.persons import assigned_papers, person_of
 from reviewer_recommender.services.pools import DEFAULT_POOL, check_pool
-from reviewer_recommender.services.tokens import Principal
+from reviewer_recommender.services.principals import Principal
 from reviewer_recommender.storage.models import AssignmentPair, AssignmentRow, Decline, Job, utcnow
 from reviewer_recommender.storage.names import lookup
 from reviewer_recommender.storage.repository import Paged, audit, query_page, start_job

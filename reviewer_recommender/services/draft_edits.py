@@ -14,9 +14,9 @@ from reviewer_recommender.errors import not_found
 from reviewer_recommender.services import draft_rule_promotion, repairs, run_edits
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.history import edits_out, history_page, undo_last
+from reviewer_recommender.services.principals import Principal
 from reviewer_recommender.services.run_edits import EditRequest
 from reviewer_recommender.services.runs import require_assignment, require_draft
-from reviewer_recommender.services.tokens import Principal
 from reviewer_recommender.storage.models import AssignmentEdit, AssignmentPair, AssignmentRow
 from reviewer_recommender.storage.names import name_rows
 

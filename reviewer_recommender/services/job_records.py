@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from reviewer_recommender.errors import StateConflict, not_found
 from reviewer_recommender.jobs.runner import FINAL_STATES, JobRunner
-from reviewer_recommender.services.tokens import Principal
+from reviewer_recommender.services.principals import Principal
 from reviewer_recommender.services.visibility import sees_jobs
 from reviewer_recommender.storage.db import Database
 from reviewer_recommender.storage.models import Job

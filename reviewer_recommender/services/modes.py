@@ -45,9 +45,9 @@ from reviewer_recommender.services.hierarchy import SENIOR_AREA_CHAIRS, cross_le
 from reviewer_recommender.services.limits import StoredLimits, read_stored_limits, resolve_limits
 from reviewer_recommender.services.params import ReassignParams
 from reviewer_recommender.services.pools import DEFAULT_POOL, check_pool, pool_person_ids
+from reviewer_recommender.services.principals import Principal
 from reviewer_recommender.services.publishing import run_pairs
 from reviewer_recommender.services.runs import live_run, require_assignment
-from reviewer_recommender.services.tokens import Principal
 from reviewer_recommender.storage.models import (
     AssignmentPair,
     AssignmentRow,

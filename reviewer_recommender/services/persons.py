@@ -36,8 +36,8 @@ from reviewer_recommender.services.hierarchy import (
 )
 from reviewer_recommender.services.pairs import pair_score
 from reviewer_recommender.services.pools import person_pools
+from reviewer_recommender.services.principals import Principal
 from reviewer_recommender.services.results import PairScoreOut
-from reviewer_recommender.services.tokens import Principal
 from reviewer_recommender.storage.models import (
     AffinityScore,
     AssignmentPair,
@@ -67,7 +67,7 @@ class Person:
 
 def person_of(principal: Principal) -> Person:
     """The person of a person token (checked by
-    :func:`reviewer_recommender.services.tokens.check_person_access`)."""
+    :func:`reviewer_recommender.services.principals.check_person_access`)."""
     assert principal.venue_id is not None and principal.person_id is not None
     assert principal.pool is not None
     return Person(principal.venue_id, principal.person_id, principal.role, principal.pool)

@@ -16,10 +16,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from reviewer_recommender.services import browse
+from reviewer_recommender.services.principals import Principal
 from reviewer_recommender.services.publishing import violations
 from reviewer_recommender.services.results import PaperAssignmentOut
 from reviewer_recommender.services.runs import assignment_stats, paper_view, require_assignment
-from reviewer_recommender.services.tokens import Principal
 from reviewer_recommender.services.visibility import sees_marks
 from reviewer_recommender.storage.models import AssignmentPair
 from reviewer_recommender.storage.names import name_rows

@@ -33,9 +33,9 @@ from reviewer_recommender.services.limits import (
 )
 from reviewer_recommender.services.params import AssignmentIn, ResolveIn
 from reviewer_recommender.services.pools import DEFAULT_POOL, check_pool, pool_person_ids
+from reviewer_recommender.services.principals import Principal
 from reviewer_recommender.services.publishing import publish
 from reviewer_recommender.services.results import PaperAssignmentOut, PaperReviewerOut
-from reviewer_recommender.services.tokens import Principal
 from reviewer_recommender.services.visibility import visible_states
 from reviewer_recommender.storage.frames import rows_frame
 from reviewer_recommender.storage.models import (

@@ -1,13 +1,11 @@
-"""API tokens: ``Authorization: Bearer <secret>``; only sha256(secret) is stored.
+"""API tokens: creating, listing, finding and revoking them; only sha256(secret) is stored.
 
-Roles: ``admin`` (global: creates venues and tokens, acts as chair everywhere), ``chair``
-(read, write, run jobs, publish within its venue) and ``viewer`` (read-only within its venue;
-sees the live assignment and what it needs, nothing of a chair's work in progress: see
-:mod:`reviewer_recommender.services.visibility`), and the person roles ``reviewer`` and
-``area_chair``: a token for one person of the venue (``person_id``, a person of the role's
-pool), which reads and changes only what is that person's (``/venues/{v}/me...``,
-:mod:`reviewer_recommender.services.persons`) and is refused every other route of the
-venue. Admins create every kind of token; a chair creates person tokens of their venue.
+Roles (``admin``, ``chair``, ``viewer``, and the person roles ``reviewer`` and
+``area_chair`` whose token speaks for one person of a venue's pool): what each may do is
+:mod:`reviewer_recommender.services.principals`. Admins create every kind of token; a chair
+creates person tokens of their venue (through
+:mod:`reviewer_recommender.services.token_admin`, the HTTP API's use cases). The command
+line's bootstrap (``recommender create-token``, ``list-tokens``, ``revoke-token``) is here.
 
 A token may expire (``expires_at``) and can be revoked; either ends it for good. Listings show
 a token's ``prefix`` (the first characters of its secret, not enough to use it) so people can
@@ -16,30 +14,20 @@ tell their tokens apart without the secret.
 
 from __future__ import annotations
 
-import hashlib
 import secrets
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import overload
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from reviewer_recommender.errors import (
-    Forbidden,
-    InvalidRequest,
-    NotFound,
-    StateConflict,
-    Unauthenticated,
-    not_found,
-)
+from reviewer_recommender.errors import StateConflict
 from reviewer_recommender.services.ids import refuse_venue_lookalike, venue_id_problem
 from reviewer_recommender.services.pools import PERSON_ROLES, ROLE_POOLS, in_pool
+from reviewer_recommender.services.principals import aware, hash_secret, token_state
 from reviewer_recommender.settings import Settings
 from reviewer_recommender.storage.db import Database, migrate
 from reviewer_recommender.storage.models import ApiToken, ReviewerRow, Venue, utcnow
-from reviewer_recommender.storage.repository import Paged, audit
+from reviewer_recommender.storage.repository import audit
 
 ROLES = ("admin", "chair", "viewer", "reviewer", "area_chair")
 TOKEN_PREFIX = "rec_"
@@ -50,21 +38,6 @@ MAX_TOKEN_DAYS = 3650
 
 class TokenError(ValueError):
     """A token request that cannot be honoured; the message says why in words."""
-
-
-def hash_secret(secret: str) -> str:
-    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-@overload
-def aware(moment: datetime) -> datetime: ...
-@overload
-def aware(moment: None) -> None: ...
-def aware(moment: datetime | None) -> datetime | None:
-    """``moment`` with a time zone (SQLite returns naive UTC datetimes)."""
-    if moment is None or moment.tzinfo is not None:
-        return moment
-    return moment.replace(tzinfo=UTC)
 
 
 def expiry(
@@ -190,16 +163,6 @@ def check_person(session: Session, venue_id: str, role: str, person_id: str) -> 
         )
 
 
-def token_state(token: ApiToken, now: datetime | None = None) -> str:
-    """``active``, ``revoked`` or ``expired``."""
-    if token.revoked:
-        return "revoked"
-    expires_at = aware(token.expires_at)
-    if expires_at is not None and expires_at <= (now or utcnow()):
-        return "expired"
-    return "active"
-
-
 def list_tokens(
     session: Session,
     *,
@@ -249,303 +212,6 @@ def revoke_token(session: Session, token: ApiToken, *, by: str) -> bool:
     token.revoked_at = utcnow()
     token.revoked_by = by
     return True
-
-
-@dataclass(frozen=True)
-class IssuedToken:
-    """A token just created, with its secret (shown this once)."""
-
-    id: int
-    name: str
-    role: str
-    venue_id: str | None
-    prefix: str
-    expires_at: datetime | None
-    token: str
-    person_id: str | None = None
-
-
-@dataclass(frozen=True)
-class TokenInfo:
-    """A token as listed: never its secret, only its prefix."""
-
-    id: int
-    name: str
-    role: str
-    venue_id: str | None
-    prefix: str
-    state: str
-    created_at: datetime
-    created_by: str
-    expires_at: datetime | None
-    revoked_at: datetime | None
-    revoked_by: str
-    person_id: str | None = None
-
-
-def token_info(token: ApiToken) -> TokenInfo:
-    return TokenInfo(
-        id=token.id,
-        name=token.name,
-        role=token.role,
-        venue_id=token.venue_id,
-        prefix=token.prefix,
-        state=token_state(token),
-        created_at=aware(token.created_at),
-        created_by=token.created_by,
-        expires_at=aware(token.expires_at),
-        revoked_at=aware(token.revoked_at),
-        revoked_by=token.revoked_by,
-        person_id=token.person_id,
-    )
-
-
-def may_manage_token(principal: Principal, venue_id: str, role: str) -> bool:
-    """Admins manage every token of a venue; a chair of the venue its person tokens."""
-    return principal.is_admin or (principal.can_write(venue_id) and role in PERSON_ROLES)
-
-
-def issue_venue_token(
-    session: Session,
-    venue_id: str,
-    *,
-    name: str,
-    role: str,
-    expires_at: datetime | None,
-    expires_in_days: float | None,
-    actor: str,
-    person_id: str | None = None,
-    principal: Principal | None = None,
-) -> IssuedToken:
-    """A token of an existing venue (audited, committed): chair or viewer (admins), or a
-    person's (``person_id``; admins and the venue's chairs). 403 when ``principal`` may not
-    create it, 404 for an unknown venue, 422 naming what :func:`create_token` or
-    :func:`expiry` refuse (an unknown person, one not in the role's pool)."""
-    if principal is not None:
-        check_venue_access(session, venue_id, principal)
-        if not may_manage_token(principal, venue_id, role):
-            raise Forbidden(
-                None,
-                "only a global admin token may create chair or viewer tokens"
-                if principal.can_write(venue_id)
-                else f"role {principal.role!r} may not create tokens of venue {venue_id!r}",
-            )
-    if session.get(Venue, venue_id) is None:
-        raise not_found("venue", venue_id)
-    try:
-        when = expiry(expires_at=expires_at, expires_in_days=expires_in_days)
-        detail = {} if person_id is None else {"person_id": person_id}
-        audit(session, venue_id, actor, "token.create", name=name, role=role, **detail)
-        secret = create_token(
-            session,
-            name=name,
-            role=role,
-            venue_id=venue_id,
-            expires_at=when,
-            created_by=actor,
-            person_id=person_id,
-        )
-    except TokenError as error:
-        raise InvalidRequest(None, str(error)) from error
-    token = session.scalar(select(ApiToken).where(ApiToken.token_hash == hash_secret(secret)))
-    assert token is not None
-    return IssuedToken(
-        id=token.id,
-        name=token.name,
-        role=token.role,
-        venue_id=venue_id,
-        prefix=token.prefix,
-        expires_at=aware(token.expires_at),
-        token=secret,
-        person_id=token.person_id,
-    )
-
-
-def token_page(
-    session: Session,
-    *,
-    venue_id: str | None,
-    name: str | None,
-    prefix: str | None,
-    active_only: bool,
-    limit: int,
-    offset: int,
-) -> Paged[TokenInfo]:
-    """Tokens by venue, name and prefix, newest first (:func:`list_tokens`), one page."""
-    tokens = list_tokens(
-        session, venue_id=venue_id, name=name, prefix=prefix, include_ended=not active_only
-    )
-    found = Paged.sliced(tokens, limit, offset)
-    return Paged([token_info(t) for t in found.items], found.total, limit, offset)
-
-
-def venue_token_page(
-    session: Session, venue_id: str, principal: Principal, *, limit: int, offset: int
-) -> Paged[TokenInfo]:
-    """The venue's tokens the caller manages (:func:`may_manage_token`: admins all, chairs
-    the person tokens), newest first, one page."""
-    roles = None if principal.is_admin else PERSON_ROLES
-    tokens = list_tokens(session, venue_id=venue_id, roles=roles)
-    found = Paged.sliced(tokens, limit, offset)
-    return Paged([token_info(t) for t in found.items], found.total, limit, offset)
-
-
-def revoke_venue_token(
-    session: Session, venue_id: str, token_id: int, principal: Principal
-) -> TokenInfo:
-    """Revoke a token of the venue the caller manages (:func:`may_manage_token`); 404 for
-    any other id, so a chair learns nothing of tokens they do not manage."""
-    token = session.get(ApiToken, token_id)
-    if (
-        token is None
-        or token.venue_id != venue_id
-        or not may_manage_token(principal, venue_id, token.role)
-    ):
-        raise not_found("token", token_id)
-    return revoke_token_by_id(session, token_id, actor=principal.name)
-
-
-def revoke_token_by_id(session: Session, token_id: int, *, actor: str) -> TokenInfo:
-    """Revoke a token for good (audited, committed); revoking a revoked one changes
-    nothing. 404 for an unknown id."""
-    token = session.get(ApiToken, token_id)
-    if token is None:
-        raise not_found("token", token_id)
-    if revoke_token(session, token, by=actor):
-        audit(
-            session,
-            token.venue_id,
-            actor,
-            "token.revoke",
-            token_id=token.id,
-            name=token.name,
-            prefix=token.prefix,
-        )
-    session.commit()
-    return token_info(token)
-
-
-@dataclass(frozen=True)
-class Principal:
-    """Who is calling: the token's name, role and venue (None for a global admin)."""
-
-    name: str
-    role: str
-    venue_id: str | None
-    token_id: int | None = None
-    expires_at: datetime | None = None
-    person_id: str | None = None
-
-    @property
-    def is_admin(self) -> bool:
-        return self.role == "admin"
-
-    @property
-    def is_person(self) -> bool:
-        """A reviewer or area chair token: it sees only its person's own view."""
-        return self.role in PERSON_ROLES
-
-    @property
-    def pool(self) -> str | None:
-        """The pool a person token speaks in (None for the other roles)."""
-        return ROLE_POOLS.get(self.role)
-
-    def can_read(self, venue_id: str) -> bool:
-        """May read the venue's resources (not a person token: those read only their own
-        view)."""
-        return not self.is_person and (self.is_admin or self.venue_id == venue_id)
-
-    def can_write(self, venue_id: str) -> bool:
-        return self.is_admin or (self.venue_id == venue_id and self.role == "chair")
-
-    def sees_drafts(self, venue_id: str) -> bool:
-        """Chairs' work in progress: drafts, superseded runs, jobs, edits, bids, conflicts
-        and the full audit log (see :mod:`reviewer_recommender.services.visibility`)."""
-        return self.can_write(venue_id)
-
-
-def authenticate(session: Session, authorization: str) -> Principal:
-    """The caller of an ``Authorization: Bearer <secret>`` header; :class:`Unauthenticated`
-    when the header is missing or malformed, or the token unknown, revoked or expired."""
-    scheme, _, secret = authorization.partition(" ")
-    if scheme.lower() != "bearer" or not secret.strip():
-        raise Unauthenticated(None, "missing API token: send 'Authorization: Bearer <token>'")
-    token = session.scalar(
-        select(ApiToken).where(ApiToken.token_hash == hash_secret(secret.strip()))
-    )
-    state = "unknown" if token is None else token_state(token)
-    if token is None or state != "active":
-        raise Unauthenticated(
-            None,
-            "unknown API token"
-            if token is None
-            else f"this API token is {state}: ask an admin for a new one",
-        )
-    return Principal(
-        name=token.name,
-        role=token.role,
-        venue_id=token.venue_id,
-        token_id=token.id,
-        expires_at=aware(token.expires_at),
-        person_id=token.person_id,
-    )
-
-
-def check_venue_access(
-    session: Session,
-    venue_id: str,
-    principal: Principal,
-    allowed: Callable[[str], bool] | None = None,
-    refusal: str = "",
-) -> Principal:
-    """``principal`` when it may read ``venue_id`` and, if given, ``allowed(venue_id)`` holds
-    (:class:`Forbidden` with ``refusal`` otherwise); :class:`NotFound` if the venue does not
-    exist. A person token is refused every venue resource (it has its own view)."""
-    if principal.is_person and principal.venue_id == venue_id:
-        raise Forbidden(
-            None,
-            f"a {principal.role} token sees only its own view of venue {venue_id!r}: "
-            f"GET /venues/{venue_id}/me",
-        )
-    if not principal.can_read(venue_id):
-        raise Forbidden(None, f"this token has no access to venue {venue_id!r}")
-    if allowed is not None and not allowed(venue_id):
-        raise Forbidden(None, refusal)
-    if session.get(Venue, venue_id) is None:
-        raise NotFound(None, f"venue {venue_id!r} not found")
-    return principal
-
-
-def check_person_access(session: Session, venue_id: str, principal: Principal) -> Principal:
-    """``principal`` when it is a person token of ``venue_id`` whose person is still in its
-    role's pool; :class:`Forbidden` otherwise (the same refusal for another venue whether
-    or not it exists)."""
-    if not principal.is_person:
-        raise Forbidden(
-            None,
-            "only a reviewer or area_chair token has its own view of a venue; role "
-            f"{principal.role!r} reads the venue's resources",
-        )
-    if principal.venue_id != venue_id:
-        raise Forbidden(None, f"this token has no access to venue {venue_id!r}")
-    pool = principal.pool
-    if (
-        pool is None
-        or principal.person_id is None
-        or not in_pool(session, venue_id, pool, principal.person_id)
-    ):
-        raise Forbidden(
-            None,
-            f"this token's person is no longer in pool {pool} of venue {venue_id!r}; ask "
-            "the chairs",
-        )
-    return principal
-
-
-def require_admin(principal: Principal) -> Principal:
-    if not principal.is_admin:
-        raise Forbidden(None, "only a global admin token may do this")
-    return principal
 
 
 def open_database(settings: Settings | None = None) -> Database:

@@ -13,7 +13,7 @@ from reviewer_recommender.errors import Forbidden, StateConflict, not_found
 from reviewer_recommender.services.capacity import solve_defaults
 from reviewer_recommender.services.ids import refuse_venue_lookalike
 from reviewer_recommender.services.pools import pool_size
-from reviewer_recommender.services.tokens import Principal
+from reviewer_recommender.services.principals import Principal
 from reviewer_recommender.storage.models import (
     DEFAULT_POOL,
     POOLS,

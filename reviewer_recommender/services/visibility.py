@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from reviewer_recommender.services.audit_text import summarize
-from reviewer_recommender.services.tokens import Principal
+from reviewer_recommender.services.principals import Principal
 from reviewer_recommender.storage.models import AuditEntry
 from reviewer_recommender.storage.names import Names
 

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import inspect, select, text
 
 from api.app import create_app
-from reviewer_recommender.services.tokens import hash_secret
+from reviewer_recommender.services.principals import hash_secret
 from reviewer_recommender.settings import Settings
 from reviewer_recommender.storage.db import Database, alembic_config, migrate
 from reviewer_recommender.storage.models import ApiToken, AssignmentRow, Base, Job
