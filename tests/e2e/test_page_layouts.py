@@ -103,8 +103,12 @@ def test_at_1280_by_800_progress_stays_in_view_and_toasts_cover_no_control(
     sign_in(page, live_server.token("chair", venue["id"], f"chair@{venue['id']}"))
     open_tab(page, "Compute")
     page.get_by_label("Run name").fill("layout check")
+    cards = page.locator('[data-testid="job"][data-kind="assignment"]')
+    before = cards.count()
     page.get_by_role("button", name="Solve assignment").click()
-    job = page.locator('[data-testid="job"][data-kind="assignment"]').first
+    # the new job's card (the venue's earlier solves have cards too, further down)
+    expect(cards).to_have_count(before + 1)
+    job = cards.first
     expect(job).to_be_visible()
     assert job.evaluate(
         """(el) => { const box = el.getBoundingClientRect();
