@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from live_server import LiveServer
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .e2e_support import deploy, prepare_venue
 from .page_actions import assert_console_clean, dialog, expect, open_tab, sign_in
@@ -110,10 +111,21 @@ def test_at_1280_by_800_progress_stays_in_view_and_toasts_cover_no_control(
     expect(cards).to_have_count(before + 1)
     job = cards.first
     expect(job).to_be_visible()
-    assert job.evaluate(
-        """(el) => { const box = el.getBoundingClientRect();
-             return box.top >= 0 && box.top < window.innerHeight; }"""
-    ), "the new job's progress is off-screen"
+    # in view once the page has drawn it (the job list may be redrawn as its refresh answers)
+    in_view = """() => {
+        const el = document.querySelector('[data-testid="job"][data-kind="assignment"]');
+        const box = el && el.getBoundingClientRect();
+        return !!box && box.top >= 0 && box.top < window.innerHeight; }"""
+    try:
+        page.wait_for_function(in_view, timeout=5000)
+    except PlaywrightTimeout as error:  # the page's state in the failure's words
+        where = page.evaluate(
+            """() => JSON.stringify({ scrollTop: document.getElementById('scroller').scrollTop,
+                 cards: [...document.querySelectorAll('[data-testid=job]')].slice(0, 4)
+                   .map((j) => [j.id, j.dataset.kind, Math.round(j.getBoundingClientRect().top)])
+             })"""
+        )
+        raise AssertionError(f"the new job's progress is off-screen: {where}") from error
     toast = page.get_by_test_id("toast").last
     expect(toast).to_be_visible()
     covered = toast.evaluate(
