@@ -3,8 +3,9 @@
 saved TF-IDF model, and the scoring inside it: the pairs scored at once
 (:meth:`recommender.affinity.model.AffinityModel.pair_scores`, what the bulk path does)
 against one explanation each (the earlier path, the baseline), in the same run, the scores
-checked equal. The preview is also timed the earlier way (each row's limits read and each
-pair explained one by one: the bulk module's batching replaced by no-ops), interleaved.
+checked equal. The preview is also timed the earlier way (each row's limits and obstacles
+read and each pair explained one by one: the bulk module's batching replaced by no-ops),
+interleaved.
 
 The venue (``--papers`` x ``--reviewers``, 3 synthetic publications each,
 benchmarks/synthetic_venue.py) is written into a temporary SQLite database, scored through
@@ -160,6 +161,7 @@ def main() -> None:
                 with (
                     patch.object(bulk, "score_batch", lambda *a, **k: nullcontext()),
                     patch.object(bulk, "limits_held", lambda *a, **k: nullcontext()),
+                    patch.object(bulk, "first_additions_held", lambda *a, **k: nullcontext()),
                 ):
                     took, slow = preview_seconds()
                 earlier.append(took)

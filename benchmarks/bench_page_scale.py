@@ -302,6 +302,7 @@ def browse_page(page: Any, chair: str, venue: str, draft: int, live: int, n: int
     page.get_by_role("tab", name="Compare runs").click()
     page.locator("#compare-a").select_option(str(live))
     page.locator("#compare-b").select_option(str(draft))
+    page.wait_for_load_state("networkidle")  # what choosing the runs loads is not the comparison
     step(
         "compare the live run and the draft (summary and its three tables)",
         page.get_by_role("button", name="Compare", exact=True).click,
