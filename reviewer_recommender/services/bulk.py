@@ -23,17 +23,23 @@ from __future__ import annotations
 import csv
 import io
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from matching.additions import Obstacle
 from reviewer_recommender.errors import DomainError
 from reviewer_recommender.services.draft_rules import lifted_pins, limits_held, own_pairs
 from reviewer_recommender.services.explain import ExplainerCache
 from reviewer_recommender.services.ids import id_problem, reviewer_id_form
-from reviewer_recommender.services.pair_rules import addition_obstacles, first_additions_held
+from reviewer_recommender.services.pair_rules import (
+    Pair,
+    addition_obstacles,
+    first_additions_held,
+)
 from reviewer_recommender.services.pairs import score_batch
 from reviewer_recommender.services.run_edits import Applied, EditRequest, Outcome, change, mutate
 from reviewer_recommender.services.skipped import skipped_lines
@@ -176,8 +182,9 @@ def _pairs_in(
 
 def check(
     session: Session, row: AssignmentRow, rows: list[BulkRow]
-) -> tuple[list[BulkRow], list[Problem], list[BulkWarning]]:
-    """The rows that take effect, the errors that block applying, the warnings."""
+) -> tuple[list[BulkRow], list[Problem], list[BulkWarning], dict[Pair, list[Obstacle]]]:
+    """The rows that take effect, the errors that block applying, the warnings, and the
+    obstacles of the additions (before any row applies)."""
     venue_id = row.venue_id
     errors: list[Problem] = []
     warnings: list[BulkWarning] = []
@@ -315,7 +322,7 @@ def check(
             warnings.append(BulkWarning(item.line, "no_effect", f"{where} is {state}"))
             continue
         effective.append(item)
-    return effective, errors, warnings
+    return effective, errors, warnings, obstacles
 
 
 def _run_rows(
@@ -328,9 +335,11 @@ def _run_rows(
     source: str,
     refused: list[Problem],
     skipped: int,
+    obstacles: Mapping[Pair, list[Obstacle]],
 ) -> Outcome:
     """Apply ``rows`` in order, each in a savepoint: a row the edit refuses is rolled back
-    alone and listed in ``refused``. ``skipped``: the file's lines the checks left out."""
+    alone and listed in ``refused``. ``skipped``: the file's lines the checks left out;
+    ``obstacles``: those :func:`check` read for the additions (nothing changed since)."""
     tightening = True
     added = [(r.paper_id, r.reviewer_id) for r in rows if r.action in ADDING]
     # the rows' limits and their additions' obstacles read once, and their new pairs scored
@@ -338,7 +347,7 @@ def _run_rows(
     changes = [((r.paper_id, r.reviewer_id), r.action in ADDING) for r in rows]
     with (
         limits_held(session, row),
-        first_additions_held(session, row, changes),
+        first_additions_held(session, row, changes, known=obstacles),
         score_batch(explainers, session, row.venue_id, added, pool=row.pool),
     ):
         for item in rows:
@@ -437,7 +446,9 @@ def run(
     the bad rows are skipped and listed. ``applied`` is None when no row changes the run."""
     rows, errors = parse(content, source)
     lines = len(rows) + skipped_lines(errors)
-    effective, problems, warnings = check(session, row, rows) if rows else ([], [], [])
+    effective, problems, warnings, obstacles = (
+        check(session, row, rows) if rows else ([], [], [], {})
+    )
     errors += problems
     if not effective:
         return BulkResult(lines, rows, effective, errors, warnings, None)
@@ -448,7 +459,16 @@ def run(
         row,
         [(r.paper_id, r.reviewer_id) for r in effective],
         lambda: _run_rows(
-            explainers, session, row, effective, actor, reason, source, refused, skipped
+            explainers,
+            session,
+            row,
+            effective,
+            actor,
+            reason,
+            source,
+            refused,
+            skipped,
+            obstacles,
         ),
         action="bulk",
         actor=actor,

@@ -10,7 +10,7 @@ pair be added to this run") needs from the stored run and venue.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -144,18 +144,29 @@ def addition_obstacles(
 
 @contextmanager
 def first_additions_held(
-    session: Session, row: AssignmentRow, changes: Sequence[tuple[Pair, bool]]
+    session: Session,
+    row: AssignmentRow,
+    changes: Sequence[tuple[Pair, bool]],
+    *,
+    known: Mapping[Pair, list[Obstacle]] | None = None,
 ) -> Iterator[None]:
     """Within: :func:`addition_obstacles` of the pairs a sequence of changes adds read in
-    one go, for changes that check no limit (a bulk file: it checks its final state). Each
-    ``(pair, adds)`` change in order; only a pair whose first change adds is held, and its
-    answer is given once, to that change: what excludes a pair or assigns it changes only
-    by a change of that pair (the loads in the answer may be stale: limits are not read)."""
+    one go (those in ``known``, read on the same state, not read again), for changes that
+    check no limit (a bulk file: it checks its final state). Each ``(pair, adds)`` change
+    in order; only a pair whose first change adds is held, and its answer is given once, to
+    that change: what excludes a pair or assigns it changes only by a change of that pair
+    (the loads in the answer may be stale: limits are not read)."""
     first: dict[Pair, bool] = {}
     for pair, adds in changes:
         first.setdefault(pair, adds)
+    wanted = [pair for pair, adds in first.items() if adds]
+    known = known or {}
+    held = {pair: list(known[pair]) for pair in wanted if pair in known}
+    missing = [pair for pair in wanted if pair not in known]
+    if missing:
+        held.update(addition_obstacles(session, row, missing))
     key = ("addition-obstacles", row.id)
-    session.info[key] = addition_obstacles(session, row, [p for p, adds in first.items() if adds])
+    session.info[key] = held
     try:
         yield
     finally:
