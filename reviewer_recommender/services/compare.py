@@ -21,39 +21,28 @@ from reviewer_recommender.storage.names import lookup
 CHUNK = 500  # ids per IN (...) query
 
 
-def _pairs(
-    session: Session,
-    row: AssignmentRow,
-    column: Any = None,
-    ids: Sequence[str] = (),
-) -> pd.DataFrame:
-    """The run's pairs (``paper_id, reviewer_id, score``); only those whose ``column`` is
-    one of ``ids`` when a column is given."""
+def _pairs(session: Session, row: AssignmentRow, column: Any, ids: Sequence[str]) -> pd.DataFrame:
+    """The run's pairs (``paper_id, reviewer_id, score``) whose ``column`` is one of
+    ``ids``."""
     statement = select(
         AssignmentPair.paper_id, AssignmentPair.reviewer_id, AssignmentPair.score
     ).where(AssignmentPair.assignment_id == row.id)
-    if column is None:
-        rows = session.execute(statement).all()
-    else:
-        wanted = sorted(set(ids))
-        rows = [
-            found
-            for start in range(0, len(wanted), CHUNK)
-            for found in session.execute(statement.where(column.in_(wanted[start : start + CHUNK])))
-        ]
+    wanted = sorted(set(ids))
+    rows = [
+        found
+        for start in range(0, len(wanted), CHUNK)
+        for found in session.execute(statement.where(column.in_(wanted[start : start + CHUNK])))
+    ]
     return rows_frame(rows, columns=["paper_id", "reviewer_id", "score"])
 
 
 def diff_frame(
-    session: Session,
-    a: AssignmentRow,
-    b: AssignmentRow,
-    column: Any = None,
-    ids: Sequence[str] = (),
+    session: Session, a: AssignmentRow, b: AssignmentRow, column: Any, ids: Sequence[str]
 ) -> pd.DataFrame:
-    """Every pair of either run (of the papers or reviewers ``ids`` of ``column`` when
-    given): ``score_a``, ``score_b`` (NaN where absent) and ``change`` (``shared``,
-    ``added``, ``removed``), sorted by paper then reviewer."""
+    """Every pair of either run among the papers or reviewers ``ids`` (of ``column``):
+    ``score_a``, ``score_b`` (NaN where absent) and ``change`` (``shared``, ``added``,
+    ``removed``), sorted by paper then reviewer (a page's worth: the whole runs are
+    compared by the database, :func:`_changes`)."""
     merged = _pairs(session, a, column, ids).merge(
         _pairs(session, b, column, ids),
         on=["paper_id", "reviewer_id"],
